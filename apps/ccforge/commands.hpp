@@ -1,0 +1,11 @@
+// Each verb of the CLI registers itself on the root app; its callback does the work and reports a
+// non-zero exit by throwing CLI::RuntimeError(code).
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+namespace ccforge::cli {
+
+void add_topo_command(CLI::App& app);
+
+}  // namespace ccforge::cli

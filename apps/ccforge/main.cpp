@@ -1,0 +1,41 @@
+#include <cstdio>
+#include <exception>
+
+#include <CLI/CLI.hpp>
+#include <fmt/core.h>
+
+#include "ccforge/common/diag.hpp"
+#include "commands.hpp"
+
+namespace {
+
+// Exit codes: 0 success, 1 a check found the input wrong (e.g. `ir check`), 2 bad input or flags.
+constexpr int kExitBadInput = 2;
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"ccforge: find, prove and ship the fastest collective-communication algorithms for a GPU cluster"};
+  app.require_subcommand(1);
+  ccforge::cli::add_topo_command(app);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::RuntimeError& e) {
+    return e.get_exit_code();
+  } catch (const CLI::ParseError& e) {
+    fmt::print(stderr, "ccforge: {} (see --help)\n", e.what());
+    return kExitBadInput;
+  } catch (const ccforge::DiagError& e) {
+    fmt::print(stderr, "{}\n", e.what());
+    return kExitBadInput;
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "ccforge: internal error: {}\n", e.what());
+    return 3;
+  }
+  return 0;
+}

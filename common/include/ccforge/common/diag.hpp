@@ -1,0 +1,52 @@
+// Errors are values that name the place, the problem and the fix: "FILE:LINE: problem (fix)".
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <utility>
+
+namespace ccforge {
+
+struct SourceLoc {
+  std::string file;
+  int line = 0;  // 1-based; 0 when the problem has no line (e.g. a file that cannot be opened)
+};
+
+struct Diag {
+  SourceLoc loc;
+  std::string problem;
+  std::string fix;  // may be empty when there is nothing to suggest
+
+  std::string str() const {
+    std::string out = loc.file;
+    if (loc.line > 0) out += ":" + std::to_string(loc.line);
+    if (!out.empty()) out += ": ";
+    out += problem;
+    if (!fix.empty()) out += " (" + fix + ")";
+    return out;
+  }
+};
+
+// Thrown by loaders and builders; the CLI prints what() on one line and exits non-zero.
+class DiagError : public std::runtime_error {
+ public:
+  explicit DiagError(Diag diag) : std::runtime_error(diag.str()), diag_(std::move(diag)) {}
+  const Diag& diag() const { return diag_; }
+
+ private:
+  Diag diag_;
+};
+
+// 1-based line number of byte `offset` in `text` (pugixml reports byte offsets).
+inline int line_at_offset(std::string_view text, std::ptrdiff_t offset) {
+  if (offset < 0) return 0;
+  const auto end = std::min(static_cast<std::size_t>(offset), text.size());
+  int line = 1;
+  for (std::size_t i = 0; i < end; ++i) line += text[i] == '\n';
+  return line;
+}
+
+}  // namespace ccforge

@@ -1,0 +1,145 @@
+// Public interface of the topology part: a cluster as a graph of typed vertices and directed links,
+// loaded from NCCL topology XML (full dump or Azure's partial PCI-only form completed from a machine
+// description) or from a ccforge cluster file, with GPU-to-GPU routes computed by Boost.Graph.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ccforge/common/diag.hpp"
+#include "ccforge/common/ids.hpp"
+#include "ccforge/common/params.hpp"
+#include "ccforge/common/units.hpp"
+
+namespace ccforge::topo {
+
+enum class VertexKind { Gpu, NvSwitch, PciSwitch, Cpu, Nic, NetSwitch };
+enum class LinkKind { NvLink, NvSwitch, Xgmi, Pcie, CpuInterconnect, Nic, Network };
+
+// NCCL's path classes (src/include/graph.h), ordered best to worst and combined by max along a path.
+enum class PathClass { Loc, Nvl, Nvb, C2c, Pix, Pxb, P2c, Pxn, Phb, Sys, Net, Dis };
+
+// GPU architecture by compute capability; selects per-architecture model constants.
+enum class GpuArch { Volta, Ampere, Hopper, Blackwell, Cdna3 };
+
+const char* to_string(VertexKind kind);
+const char* to_string(LinkKind kind);
+const char* to_string(PathClass cls);
+const char* to_string(GpuArch arch);
+
+struct Vertex {
+  VertexKind kind;
+  std::string name;  // PCI bus id, "nvswitch0", "node3/nic5", "leaf2", ...
+  int node = 0;      // which node of a cluster the vertex belongs to (-1 for fabric switches)
+  int numa = -1;     // NUMA domain (CPU socket) for GPUs, NICs, PCI switches and CPUs
+};
+
+struct Link {
+  VertexId src;
+  VertexId dst;
+  LinkKind kind;
+  Bandwidth bandwidth;  // per direction; links are directed, a cable is two links
+  SimTime latency;      // per hop (alpha)
+  std::string detail;   // human-readable spec, e.g. "NVLink4 x18", "PCIe Gen5 x16", "NDR 400G"
+};
+
+struct GpuInfo {
+  VertexId vertex;
+  int rank = 0;  // global rank: node * gpus_per_node + local index
+  int node = 0;
+  int local_index = 0;
+  int numa = -1;
+  int sm = 0;  // compute capability x10 (80, 90, ...); 0 for non-NVIDIA GPUs
+  GpuArch arch = GpuArch::Hopper;
+  std::string model;  // "H100 SXM", "A100 SXM", "MI300X", ...
+  std::optional<VertexId> nearest_nic;  // the NIC NCCL would pair with this GPU (same PCI switch, else NUMA)
+  Bandwidth nvlink_bandwidth;  // total GPU-fabric bandwidth (NVLink/xGMI) per direction
+  Bandwidth pcie_bandwidth;
+  Bandwidth nic_bandwidth;     // of nearest_nic, 0 when none
+};
+
+// A GPU-to-GPU path. Links are in order from source to destination.
+struct Route {
+  std::vector<LinkId> links;
+  SimTime latency;       // sum of hop latencies
+  Bandwidth bottleneck;  // min link bandwidth along the path
+  PathClass path_class = PathClass::Dis;
+};
+
+class Topology {
+ public:
+  struct Impl;
+  explicit Topology(std::shared_ptr<const Impl> impl);
+
+  const std::string& name() const;
+  const std::string& source_file() const;
+
+  int num_gpus() const;
+  int num_nodes() const;
+  int gpus_per_node() const;
+
+  const std::vector<Vertex>& vertices() const;
+  const std::vector<Link>& links() const;
+  const Vertex& vertex(VertexId id) const;
+  const Link& link(LinkId id) const;
+  const GpuInfo& gpu(int rank) const;
+
+  bool has_nvswitch() const;  // GPUs of a node meet in an NVSwitch (NVLS-capable when Hopper+)
+
+  // Best route from GPU `src` to GPU `dst` (NCCL's rule: best path class, then bandwidth, then hops).
+  // Computed lazily per source row and cached; safe to call from many threads at once.
+  const Route& route(int src_rank, int dst_rank) const;
+
+  // The link model constants used to build this topology (after profile overrides).
+  const ParamTable& link_params() const;
+
+ private:
+  std::shared_ptr<const Impl> impl_;
+};
+
+// Completes Azure's partial PCI-only NCCL files (no <gpu>/<nvlink>/<net>), as NCCL does at run time
+// from NVML and the IB stack. Given in a ccforge machine file or on the command line.
+struct MachineDescription {
+  std::string gpu_model;      // "H100 SXM", "A100 SXM", ... (selects sm and NVLink count per GPU)
+  std::string fabric;         // "nvswitch" | "none"
+  std::optional<int> nvlinks_per_gpu;        // overrides the model's default link count
+  std::optional<double> nic_speed_gbps;      // per NIC, e.g. 400 for NDR
+};
+
+// One `<param name="..." value="..."/>` of a profile file. Names are dotted and prefixed by the part
+// that owns them: "link." entries belong to the topology's link model, "sim." entries to the simulator.
+struct ProfileEntry {
+  std::string name;
+  double value = 0.0;
+  SourceLoc loc;
+};
+
+// Reads a profile file (<profile><param name="..." value="..."/>...</profile>, written by
+// `ccforge calibrate`). Malformed XML or values are DiagErrors naming the file and line.
+std::vector<ProfileEntry> read_profile(const std::filesystem::path& profile_path);
+
+// Applies the entries whose name starts with `prefix` to `table`; an entry with that prefix that the
+// table does not know is a DiagError naming the profile line.
+void apply_profile(ParamTable& table, const std::vector<ProfileEntry>& entries, std::string_view prefix);
+
+// Writes `tables` as one profile file (atomically), each entry with its source as a comment.
+void write_profile(const std::vector<const ParamTable*>& tables, const std::filesystem::path& profile_path);
+
+struct LoadOptions {
+  std::optional<MachineDescription> machine;  // required for partial files that do not name one
+  std::vector<ProfileEntry> profile;          // "link." overrides (calibration output)
+};
+
+// Loads an NCCL topology XML file or a ccforge cluster file (detected by its root element).
+// Throws DiagError naming file and line for anything malformed or impossible.
+Topology load_topology(const std::filesystem::path& path, const LoadOptions& options = {});
+
+// The default link model: per link kind latency and bandwidth with their sources ("link." names).
+ParamTable default_link_params();
+
+}  // namespace ccforge::topo
