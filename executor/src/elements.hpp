@@ -1,0 +1,20 @@
+// Element storage and reduction arithmetic shared by the backends' host code: half and bfloat16 are
+// 16-bit storage reduced in float and rounded back to nearest-even, as NCCL's device code does.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "ccforge/executor/executor.hpp"
+
+namespace ccforge::executor {
+
+std::uint16_t float_to_half_bits(float value);
+float half_bits_to_float(std::uint16_t bits);
+std::uint16_t float_to_bfloat16_bits(float value);
+float bfloat16_bits_to_float(std::uint16_t bits);
+
+// dst[i] = a[i] (op) b[i] for n elements of `type`; dst may alias a or b.
+void reduce_elements(DataType type, RedOp op, std::byte* dst, const std::byte* a, const std::byte* b, std::size_t n);
+
+}  // namespace ccforge::executor

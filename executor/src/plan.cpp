@@ -1,0 +1,133 @@
+#include "plan.hpp"
+
+#include <algorithm>
+#include <string>
+
+#include "ccforge/common/diag.hpp"
+
+namespace ccforge::executor {
+namespace {
+
+constexpr std::size_t kSimpleTileBytes = 4 * 512 * 1024;  // MSCCL_CHUNKSTEPS x Simple step (formats.md §1.7)
+constexpr std::size_t kLLTileBytes = 32 * 1024;           // LL step payload, half of 64 KiB is flags
+constexpr std::size_t kLL128TileBytes = 576000;           // 614,400 B x 15/16
+constexpr int kMaxCount = 71;                              // MSCCL_MAX_COUNT - 1 (formats.md §1.5)
+
+[[noreturn]] void fail(const ir::Algorithm& algo, int line, const std::string& problem, const std::string& fix) {
+  throw DiagError(Diag{{algo.source_file.empty() ? algo.name : algo.source_file, line}, problem, fix});
+}
+
+std::string where(int rank, int tb, int step) {
+  return "rank " + std::to_string(rank) + " tb " + std::to_string(tb) + " step " + std::to_string(step) + ": ";
+}
+
+void check_tb(const ir::Algorithm& algo, int rank, const ir::ThreadBlock& tb) {
+  const auto bad_peer = [&](int peer) { return peer < -1 || peer >= algo.ngpus || peer == rank; };
+  if (bad_peer(tb.send_peer) || bad_peer(tb.recv_peer))
+    fail(algo, tb.line, "rank " + std::to_string(rank) + " tb " + std::to_string(tb.id) + " has peer outside 0.." +
+                            std::to_string(algo.ngpus - 1) + " or equal to itself", "use -1 for no peer");
+  if (tb.channel < 0 || tb.channel >= algo.nchannels)
+    fail(algo, tb.line, "rank " + std::to_string(rank) + " tb " + std::to_string(tb.id) + " uses channel " +
+                            std::to_string(tb.channel) + " but nchannels is " + std::to_string(algo.nchannels),
+         "raise nchannels or renumber the channel");
+}
+
+char buffer_letter(ir::BufferKind kind) {
+  return kind == ir::BufferKind::Input ? 'i' : kind == ir::BufferKind::Output ? 'o' : 's';
+}
+
+void check_extent(const ir::Algorithm& algo, const CallSpec& call, const ChunkPlan& plan, int rank, int tb,
+                  int index, const ir::Step& step, ir::BufferKind kind, int offset) {
+  const std::size_t elems = buffer_elems(algo, call, plan, rank, kind);
+  const auto end = static_cast<std::size_t>(offset) + static_cast<std::size_t>(step.count);
+  if (offset < 0 || end * plan.chunk_elems > elems)
+    fail(algo, step.line, where(rank, tb, index) + "chunks [" + std::to_string(offset) + ", " + std::to_string(end) +
+                              ") of buffer '" + buffer_letter(kind) + "' lie outside its " +
+                              std::to_string(elems / plan.chunk_elems) + " chunks",
+         "fix the offset/cnt or the gpu's chunk counts");
+}
+
+void check_step(const ir::Algorithm& algo, const CallSpec& call, const ChunkPlan& plan, int rank,
+                const ir::GpuProgram& gpu, const ir::ThreadBlock& tb, int index) {
+  const ir::Step& step = tb.steps[static_cast<std::size_t>(index)];
+  if (step.dep_tb >= 0) {
+    if (step.dep_tb >= static_cast<int>(gpu.tbs.size()) || step.dep_tb == tb.id || step.dep_step < 0 ||
+        step.dep_step >= static_cast<int>(gpu.tbs[static_cast<std::size_t>(step.dep_tb)].steps.size()))
+      fail(algo, step.line, where(rank, tb.id, index) + "depends on tb " + std::to_string(step.dep_tb) + " step " +
+                                std::to_string(step.dep_step) + ", which does not exist",
+           "point depid/deps at an existing step of another tb");
+  }
+  if (step.type == ir::OpType::Nop) return;
+  if (step.count <= 0 || step.count > kMaxCount)
+    fail(algo, step.line, where(rank, tb.id, index) + "cnt " + std::to_string(step.count) + " outside 1..71",
+         "split the transfer into steps of at most 71 chunks");
+  if (op_sends(step.type) && tb.send_peer < 0)
+    fail(algo, step.line, where(rank, tb.id, index) + "sends but its tb has send=\"-1\"", "set the tb's send peer");
+  if (op_receives(step.type) && tb.recv_peer < 0)
+    fail(algo, step.line, where(rank, tb.id, index) + "receives but its tb has recv=\"-1\"", "set the tb's recv peer");
+  if (op_reads_src(step.type)) check_extent(algo, call, plan, rank, tb.id, index, step, step.src_buf, step.src_off);
+  if (op_writes_dst(step.type)) check_extent(algo, call, plan, rank, tb.id, index, step, step.dst_buf, step.dst_off);
+}
+
+}  // namespace
+
+int collective_size_multiplier(ir::Collective c, int ngpus) {
+  using enum ir::Collective;
+  return (c == AllGather || c == ReduceScatter || c == AllToAll) ? ngpus : 1;
+}
+
+std::size_t tile_bytes(ir::Protocol p) {
+  switch (p) {
+    case ir::Protocol::Simple: return kSimpleTileBytes;
+    case ir::Protocol::LL: return kLLTileBytes;
+    case ir::Protocol::LL128: return kLL128TileBytes;
+  }
+  return kSimpleTileBytes;
+}
+
+int slots_per_transfer(ir::Protocol p) { return p == ir::Protocol::Simple ? 4 : 1; }
+
+ChunkPlan plan_chunks(const ir::Algorithm& algo, const CallSpec& call) {
+  if (auto reason = why_not_runnable(algo, call))
+    fail(algo, 0, "cannot run " + std::to_string(call.count) + " elements: " + *reason,
+         "choose a size the algorithm's chunking divides");
+  ChunkPlan plan;
+  plan.elem_bytes = size_of(call.dtype);
+  const std::size_t total = call.count * static_cast<std::size_t>(collective_size_multiplier(algo.collective, algo.ngpus));
+  plan.chunk_elems = total / static_cast<std::size_t>(algo.nchunksperloop);
+  plan.tile_elems = std::max<std::size_t>(1, tile_bytes(algo.protocol) / plan.elem_bytes);
+  plan.iterations = (plan.chunk_elems + plan.tile_elems - 1) / plan.tile_elems;
+  const std::size_t chunk_bytes = plan.chunk_elems * plan.elem_bytes;
+  plan.max_allowed_count = static_cast<int>(std::clamp<std::size_t>(tile_bytes(algo.protocol) / chunk_bytes, 1, kMaxCount));
+  return plan;
+}
+
+std::size_t buffer_elems(const ir::Algorithm& algo, const CallSpec& call, const ChunkPlan& plan, int rank,
+                         ir::BufferKind kind) {
+  const BufferLayout layout = buffer_layout(call, algo.ngpus, rank);
+  switch (kind) {
+    case ir::BufferKind::Input: return layout.send_elems;
+    case ir::BufferKind::Output: return layout.recv_elems;
+    case ir::BufferKind::Scratch:
+      return static_cast<std::size_t>(std::max(0, algo.gpus[static_cast<std::size_t>(rank)].scratch_chunks)) * plan.chunk_elems;
+  }
+  return 0;
+}
+
+void check_runnable(const ir::Algorithm& algo, const CallSpec& call, const ChunkPlan& plan) {
+  if (algo.ngpus < 1 || static_cast<int>(algo.gpus.size()) != algo.ngpus)
+    fail(algo, 0, "ngpus is " + std::to_string(algo.ngpus) + " but " + std::to_string(algo.gpus.size()) +
+                      " <gpu> programs are present", "give one <gpu> per rank");
+  for (int rank = 0; rank < algo.ngpus; ++rank) {
+    const ir::GpuProgram& gpu = algo.gpus[static_cast<std::size_t>(rank)];
+    for (std::size_t t = 0; t < gpu.tbs.size(); ++t) {
+      const ir::ThreadBlock& tb = gpu.tbs[t];
+      if (tb.id != static_cast<int>(t))
+        fail(algo, tb.line, "rank " + std::to_string(rank) + " tb ids are not dense 0..n-1", "renumber the tbs");
+      check_tb(algo, rank, tb);
+      for (int s = 0; s < static_cast<int>(tb.steps.size()); ++s) check_step(algo, call, plan, rank, gpu, tb, s);
+    }
+  }
+}
+
+}  // namespace ccforge::executor

@@ -1,0 +1,63 @@
+// The executor's run-time arithmetic (formats.md §1.7) and the structural checks msccl-executor-nccl's
+// parser makes before it runs anything (formats.md §1.2), shared by both backends.
+#pragma once
+
+#include <cstddef>
+
+#include "ccforge/executor/executor.hpp"
+
+namespace ccforge::executor {
+
+// sizeMultiplier (formats.md §1.2): ngpus for allgather, reducescatter, alltoall; 1 otherwise.
+int collective_size_multiplier(ir::Collective c, int ngpus);
+
+// Bytes of one chunk moved per grid-loop iteration (formats.md §1.7, msccl_kernel.cu):
+// Simple 4 steps x 512 KiB, LL 32 KiB, LL128 576,000 B.
+std::size_t tile_bytes(ir::Protocol p);
+
+// Connection slots one primitive transfer occupies: Simple MSCCL_CHUNKSTEPS = NCCL_STEPS/2 = 4;
+// LL and LL128 move one tile per NCCL step (formats.md §1.7).
+int slots_per_transfer(ir::Protocol p);
+
+struct ChunkPlan {
+  std::size_t elem_bytes = 0;
+  std::size_t chunk_elems = 0;  // sizePerMscclChunk
+  std::size_t tile_elems = 0;   // elements of each chunk handled per iteration
+  std::size_t iterations = 0;   // ceil(chunk_elems / tile_elems)
+  int max_allowed_count = 1;    // chunks one primitive call may carry (formats.md §1.7)
+};
+
+// Throws DiagError when why_not_runnable() objects.
+ChunkPlan plan_chunks(const ir::Algorithm& algo, const CallSpec& call);
+
+// Rejects, with the step's file and line, what the executor's parser rejects or could not run:
+// rank count, tb peers and channels, buffer bounds of every step for this call, dependency targets,
+// and ops whose tb lacks the peer they need.
+void check_runnable(const ir::Algorithm& algo, const CallSpec& call, const ChunkPlan& plan);
+
+}  // namespace ccforge::executor
+
+namespace ccforge::executor {
+
+inline bool op_sends(ir::OpType t) {
+  using enum ir::OpType;
+  return t == Send || t == RecvCopySend || t == RecvReduceSend || t == RecvReduceCopySend;
+}
+inline bool op_receives(ir::OpType t) {
+  using enum ir::OpType;
+  return t == Recv || t == RecvCopySend || t == RecvReduceSend || t == RecvReduceCopy || t == RecvReduceCopySend;
+}
+inline bool op_reads_src(ir::OpType t) {
+  using enum ir::OpType;
+  return t == Send || t == RecvReduceSend || t == RecvReduceCopy || t == RecvReduceCopySend || t == Copy || t == Reduce;
+}
+inline bool op_writes_dst(ir::OpType t) {
+  using enum ir::OpType;
+  return t == Recv || t == RecvCopySend || t == RecvReduceCopy || t == RecvReduceCopySend || t == Copy || t == Reduce;
+}
+
+// Elements of a rank's buffer of `kind` for this call.
+std::size_t buffer_elems(const ir::Algorithm& algo, const CallSpec& call, const ChunkPlan& plan, int rank,
+                         ir::BufferKind kind);
+
+}  // namespace ccforge::executor
