@@ -1,0 +1,147 @@
+// Spanning-tree packing over the direct GPU-GPU link graph.
+// Bound (ForestColl, arXiv 2402.06787, via Edmonds' arborescence packing theorem): every root can
+// spread its data at rate x at once iff, with a super source s and an edge s->u of capacity x into
+// every GPU u, the max flow from s to every GPU v is at least p*x. Binary search on x with Boost.Graph
+// max-flow gives the optimal rate. Packing: trees are grown greedily (Prim-style) from each root,
+// each new edge chosen to maximise the bandwidth share cap/(load+1) it would get; the rate the packing
+// achieves is reported next to the optimum rather than assumed.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include <boost/graph/adjacency_list.hpp>
+#include <boost/graph/boykov_kolmogorov_max_flow.hpp>
+
+#include "ccforge/search/search.hpp"
+
+namespace ccforge::search {
+
+namespace {
+
+using Traits = boost::adjacency_list_traits<boost::vecS, boost::vecS, boost::directedS>;
+using FlowGraph = boost::adjacency_list<
+    boost::vecS, boost::vecS, boost::directedS,
+    boost::property<boost::vertex_index_t, long,
+                    boost::property<boost::vertex_color_t, boost::default_color_type,
+                                    boost::property<boost::vertex_distance_t, long,
+                                                    boost::property<boost::vertex_predecessor_t, Traits::edge_descriptor>>>>,
+    boost::property<boost::edge_capacity_t, double,
+                    boost::property<boost::edge_residual_capacity_t, double,
+                                    boost::property<boost::edge_reverse_t, Traits::edge_descriptor>>>>;
+
+void add_arc(FlowGraph& g, int u, int v, double cap) {
+  auto cap_map = boost::get(boost::edge_capacity, g);
+  auto rev_map = boost::get(boost::edge_reverse, g);
+  auto e = boost::add_edge(static_cast<std::size_t>(u), static_cast<std::size_t>(v), g).first;
+  auto r = boost::add_edge(static_cast<std::size_t>(v), static_cast<std::size_t>(u), g).first;
+  cap_map[e] = cap;
+  cap_map[r] = 0.0;
+  rev_map[e] = r;
+  rev_map[r] = e;
+}
+
+double max_flow_to(const CapacityMatrix& cap, double x, int sink) {
+  const int p = static_cast<int>(cap.size());
+  FlowGraph g(static_cast<std::size_t>(p + 1));
+  for (int u = 0; u < p; ++u)
+    for (int v = 0; v < p; ++v)
+      if (cap[u][v] > 0.0) add_arc(g, u, v, cap[u][v]);
+  for (int u = 0; u < p; ++u) add_arc(g, p, u, x);
+  return boost::boykov_kolmogorov_max_flow(g, static_cast<std::size_t>(p), static_cast<std::size_t>(sink));
+}
+
+bool rate_feasible(const CapacityMatrix& cap, double x) {
+  const int p = static_cast<int>(cap.size());
+  // Relative slack: max-flow sums doubles, so compare with a tolerance of one part in 1e9.
+  for (int v = 0; v < p; ++v)
+    if (max_flow_to(cap, x, v) < p * x * (1.0 - 1e-9)) return false;
+  return true;
+}
+
+double optimal_rate(const CapacityMatrix& cap) {
+  double hi = 0.0;
+  for (const auto& row : cap)
+    for (double c : row) hi += c;
+  double lo = 0.0;
+  for (int iter = 0; iter < 60; ++iter) {  // 60 halvings: far below any bandwidth's resolution
+    const double mid = 0.5 * (lo + hi);
+    (rate_feasible(cap, mid) ? lo : hi) = mid;
+  }
+  return lo;
+}
+
+GenRequest::Tree grow_tree(const CapacityMatrix& cap, std::vector<std::vector<int>>& load, int root) {
+  const int p = static_cast<int>(cap.size());
+  GenRequest::Tree t{root, std::vector<int>(static_cast<std::size_t>(p), -1)};
+  std::vector<bool> in_tree(static_cast<std::size_t>(p), false);
+  in_tree[static_cast<std::size_t>(root)] = true;
+  for (int added = 1; added < p; ++added) {
+    int best_u = -1, best_v = -1;
+    double best_share = 0.0;
+    for (int u = 0; u < p; ++u) {
+      if (!in_tree[static_cast<std::size_t>(u)]) continue;
+      for (int v = 0; v < p; ++v) {
+        if (in_tree[static_cast<std::size_t>(v)] || cap[u][v] <= 0.0) continue;
+        const double share = cap[u][v] / (load[u][v] + 1);
+        if (share > best_share) {
+          best_share = share;
+          best_u = u;
+          best_v = v;
+        }
+      }
+    }
+    in_tree[static_cast<std::size_t>(best_v)] = true;
+    t.parent[static_cast<std::size_t>(best_v)] = best_u;
+    ++load[best_u][best_v];
+  }
+  return t;
+}
+
+bool strongly_connected(const CapacityMatrix& cap) {
+  const int p = static_cast<int>(cap.size());
+  for (int dir = 0; dir < 2; ++dir) {
+    std::vector<bool> seen(static_cast<std::size_t>(p), false);
+    std::vector<int> stack{0};
+    seen[0] = true;
+    while (!stack.empty()) {
+      const int u = stack.back();
+      stack.pop_back();
+      for (int v = 0; v < p; ++v) {
+        const double c = dir == 0 ? cap[u][v] : cap[v][u];
+        if (c > 0.0 && !seen[static_cast<std::size_t>(v)]) {
+          seen[static_cast<std::size_t>(v)] = true;
+          stack.push_back(v);
+        }
+      }
+    }
+    if (std::find(seen.begin(), seen.end(), false) != seen.end()) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+std::optional<TreePacking> pack_trees(const CapacityMatrix& cap, int trees_per_root) {
+  const int p = static_cast<int>(cap.size());
+  if (p < 2 || trees_per_root < 1 || !strongly_connected(cap)) return std::nullopt;
+  TreePacking packing;
+  packing.optimal_rate = Bandwidth{optimal_rate(cap)};
+  packing.trees_per_root = trees_per_root;
+  std::vector<std::vector<int>> load(static_cast<std::size_t>(p), std::vector<int>(static_cast<std::size_t>(p), 0));
+  // Round-robin over roots so that no root gets all the best links.
+  std::vector<GenRequest::Tree> round_major;
+  for (int t = 0; t < trees_per_root; ++t)
+    for (int i = 0; i < p; ++i) round_major.push_back(grow_tree(cap, load, (i + t) % p));
+  for (int r = 0; r < p; ++r)
+    for (const auto& tree : round_major)
+      if (tree.root == r) packing.trees.push_back(tree);
+  // Each tree carries 1/T of its root's data; the busiest link relative to its capacity sets the rate.
+  double worst = std::numeric_limits<double>::infinity();
+  for (int u = 0; u < p; ++u)
+    for (int v = 0; v < p; ++v)
+      if (load[u][v] > 0) worst = std::min(worst, cap[u][v] / load[u][v]);
+  packing.packed_rate = Bandwidth{worst * trees_per_root};
+  return packing;
+}
+
+}  // namespace ccforge::search
