@@ -142,4 +142,42 @@ Topology load_topology(const std::filesystem::path& path, const LoadOptions& opt
 // The default link model: per link kind latency and bandwidth with their sources ("link." names).
 ParamTable default_link_params();
 
+// What `ccforge topo show` prints, computed here so the CLI only formats it.
+struct GpuSummary {
+  int rank = 0;
+  std::string name;  // PCI bus id (prefixed "nN/" in clusters)
+  std::string model;
+  int numa = -1;
+  Bandwidth nvlink_bandwidth, pcie_bandwidth, nic_bandwidth;
+  std::string nearest_nic;  // empty when the node has no NIC
+};
+
+// Routes of one kind of GPU pair ("intra-node", "inter-node same rail", ...), from node 0's GPUs.
+struct PairGroupSummary {
+  std::string group;
+  int pairs = 0;
+  Bandwidth min_bottleneck, max_bottleneck;
+  SimTime min_latency, max_latency;
+  PathClass best_class = PathClass::Dis, worst_class = PathClass::Loc;
+};
+
+struct CountByName {
+  std::string name;
+  int count = 0;
+};
+
+struct TopologySummary {
+  std::string name, source_file;
+  int num_gpus = 0, num_nodes = 0, gpus_per_node = 0;
+  bool has_nvswitch = false;
+  std::vector<CountByName> vertices_by_kind;  // every VertexKind, in enum order
+  std::vector<CountByName> links_by_kind;     // directed links by LinkKind (a cable is two)
+  std::vector<GpuSummary> gpus;               // node 0's GPUs (every node of a cluster is a copy)
+  // Full GPU x GPU matrices for small topologies (num_gpus <= full_matrix_max_gpus), else empty.
+  std::vector<std::vector<Route>> matrix;
+  std::vector<PairGroupSummary> pair_groups;  // always filled
+};
+
+TopologySummary summarize(const Topology& topology, int full_matrix_max_gpus = 16);
+
 }  // namespace ccforge::topo

@@ -1,0 +1,155 @@
+// `ccforge topo show|check FILE`: flags and printing only; the topology library computes everything.
+#include <cmath>
+#include <optional>
+#include <string>
+
+#include <CLI/CLI.hpp>
+#include <fmt/core.h>
+#include <nlohmann/json.hpp>
+
+#include "ccforge/topology/topology.hpp"
+#include "commands.hpp"
+
+namespace ccforge::cli {
+namespace {
+
+namespace topo = ccforge::topo;
+
+struct TopoFlags {
+  std::string file;
+  std::string gpu_model;
+  std::string fabric = "nvswitch";
+  std::optional<int> nvlinks_per_gpu;
+  std::optional<double> nic_gbps;
+  std::string profile;
+  bool json = false;
+};
+
+void add_input_flags(CLI::App& cmd, TopoFlags& f) {
+  cmd.add_option("file", f.file, "NCCL topology XML, ccforge <node> file or ccforge <cluster> file")->required();
+  cmd.add_option("--gpu-model", f.gpu_model, "complete a partial (PCI-only) file: GPU model, e.g. \"H100 SXM\"");
+  cmd.add_option("--fabric", f.fabric, "with --gpu-model: nvswitch or none")->capture_default_str();
+  cmd.add_option("--nvlinks-per-gpu", f.nvlinks_per_gpu, "with --gpu-model: NVLinks per GPU (default: the model's)");
+  cmd.add_option("--nic-gbps", f.nic_gbps, "with --gpu-model: NIC speed in Gb/s, e.g. 400");
+  cmd.add_option("--profile", f.profile, "profile file overriding link.* model parameters");
+}
+
+topo::Topology load(const TopoFlags& f) {
+  topo::LoadOptions options;
+  if (!f.gpu_model.empty()) {
+    options.machine = topo::MachineDescription{f.gpu_model, f.fabric, f.nvlinks_per_gpu, f.nic_gbps};
+  } else if (f.nvlinks_per_gpu || f.nic_gbps) {
+    throw CLI::ValidationError("--nvlinks-per-gpu/--nic-gbps", "need --gpu-model too");
+  }
+  if (!f.profile.empty()) options.profile = topo::read_profile(f.profile);
+  return topo::load_topology(f.file, options);
+}
+
+std::string gbps(Bandwidth bw) { return std::isinf(bw.bytes_per_s) ? "-" : fmt::format("{:.1f}", bw.gbps()); }
+
+void print_matrix(const topo::TopologySummary& s, const char* title, auto cell) {
+  fmt::print("{}\n      ", title);
+  for (std::size_t j = 0; j < s.matrix.size(); ++j) fmt::print("{:>7}", j);
+  fmt::print("\n");
+  for (std::size_t i = 0; i < s.matrix.size(); ++i) {
+    fmt::print("{:>6}", i);
+    for (std::size_t j = 0; j < s.matrix.size(); ++j) fmt::print("{:>7}", i == j ? "-" : cell(s.matrix[i][j]));
+    fmt::print("\n");
+  }
+}
+
+void print_counts(const char* title, const std::vector<topo::CountByName>& counts) {
+  fmt::print("{}:", title);
+  for (const auto& c : counts) {
+    if (c.count > 0) fmt::print(" {} {}", c.name, c.count);
+  }
+  fmt::print("\n");
+}
+
+void print_text(const topo::TopologySummary& s) {
+  fmt::print("{} ({}): {} GPUs = {} node(s) x {}{}\n", s.name, s.source_file, s.num_gpus, s.num_nodes, s.gpus_per_node,
+             s.has_nvswitch ? ", NVSwitch" : "");
+  print_counts("vertices", s.vertices_by_kind);
+  print_counts("directed links", s.links_by_kind);
+  fmt::print("GPUs of node 0 (bandwidth per direction, GB/s):\n");
+  fmt::print("  {:>4}  {:<16} {:<10} {:>4} {:>8} {:>7}  {:<16} {:>6}\n", "rank", "name", "model", "numa", "nvlink", "pcie", "nic", "nic");
+  for (const auto& g : s.gpus) {
+    fmt::print("  {:>4}  {:<16} {:<10} {:>4} {:>8} {:>7}  {:<16} {:>6}\n", g.rank, g.name, g.model, g.numa, gbps(g.nvlink_bandwidth),
+               gbps(g.pcie_bandwidth), g.nearest_nic.empty() ? "-" : g.nearest_nic, gbps(g.nic_bandwidth));
+  }
+  if (!s.matrix.empty()) {
+    print_matrix(s, "route bottleneck bandwidth (GB/s), row = source rank:", [](const topo::Route& r) { return gbps(r.bottleneck); });
+    print_matrix(s, "route latency (us):", [](const topo::Route& r) { return fmt::format("{:.2f}", r.latency.us()); });
+    print_matrix(s, "path class:", [](const topo::Route& r) { return std::string(topo::to_string(r.path_class)); });
+  }
+  fmt::print("routes from node 0's GPUs by kind of pair:\n");
+  for (const auto& g : s.pair_groups) {
+    fmt::print("  {:<30} {:>6} pairs  bottleneck {}-{} GB/s  latency {:.2f}-{:.2f} us  class {}-{}\n", g.group, g.pairs,
+               gbps(g.min_bottleneck), gbps(g.max_bottleneck), g.min_latency.us(), g.max_latency.us(),
+               topo::to_string(g.best_class), topo::to_string(g.worst_class));
+  }
+}
+
+nlohmann::json to_json(const topo::TopologySummary& s) {
+  nlohmann::json j{{"name", s.name}, {"file", s.source_file}, {"gpus", s.num_gpus}, {"nodes", s.num_nodes},
+                   {"gpus_per_node", s.gpus_per_node}, {"nvswitch", s.has_nvswitch}};
+  for (const auto& c : s.vertices_by_kind) j["vertices"][c.name] = c.count;
+  for (const auto& c : s.links_by_kind) j["directed_links"][c.name] = c.count;
+  for (const auto& g : s.gpus) {
+    j["node0_gpus"].push_back({{"rank", g.rank}, {"name", g.name}, {"model", g.model}, {"numa", g.numa},
+                               {"nvlink_gbps", g.nvlink_bandwidth.gbps()}, {"pcie_gbps", g.pcie_bandwidth.gbps()},
+                               {"nic", g.nearest_nic}, {"nic_gbps", g.nic_bandwidth.gbps()}});
+  }
+  for (const auto& row : s.matrix) {
+    nlohmann::json bw = nlohmann::json::array(), lat = nlohmann::json::array(), cls = nlohmann::json::array();
+    for (const auto& r : row) {
+      bw.push_back(std::isinf(r.bottleneck.bytes_per_s) ? nlohmann::json(nullptr) : nlohmann::json(r.bottleneck.gbps()));
+      lat.push_back(r.latency.us());
+      cls.push_back(topo::to_string(r.path_class));
+    }
+    j["matrix"]["bottleneck_gbps"].push_back(bw);
+    j["matrix"]["latency_us"].push_back(lat);
+    j["matrix"]["path_class"].push_back(cls);
+  }
+  for (const auto& g : s.pair_groups) {
+    j["pair_groups"].push_back({{"group", g.group}, {"pairs", g.pairs}, {"min_bottleneck_gbps", g.min_bottleneck.gbps()},
+                                {"max_bottleneck_gbps", g.max_bottleneck.gbps()}, {"min_latency_us", g.min_latency.us()},
+                                {"max_latency_us", g.max_latency.us()}, {"best_class", topo::to_string(g.best_class)},
+                                {"worst_class", topo::to_string(g.worst_class)}});
+  }
+  return j;
+}
+
+void run_check(const TopoFlags& f) {
+  const topo::Topology t = load(f);
+  int nics = 0;
+  for (const auto& v : t.vertices()) nics += v.kind == topo::VertexKind::Nic;
+  fmt::print("ok: {}: {} GPUs in {} node(s), {} NICs{}, every GPU reaches GPU 0\n", f.file, t.num_gpus(), t.num_nodes(), nics,
+             t.has_nvswitch() ? ", NVSwitch" : "");
+}
+
+}  // namespace
+
+void add_topo_command(CLI::App& app) {
+  CLI::App* topo_cmd = app.add_subcommand("topo", "Load, check and show cluster topologies");
+  topo_cmd->require_subcommand(1);
+  auto flags = std::make_shared<TopoFlags>();
+
+  CLI::App* show = topo_cmd->add_subcommand("show", "Show GPUs, NICs, switches, links and the GPU x GPU route matrix");
+  add_input_flags(*show, *flags);
+  show->add_flag("--json", flags->json, "print JSON instead of text");
+  show->callback([flags] {
+    const topo::TopologySummary s = topo::summarize(load(*flags));
+    if (flags->json) {
+      fmt::print("{}\n", to_json(s).dump(2));
+    } else {
+      print_text(s);
+    }
+  });
+
+  CLI::App* check = topo_cmd->add_subcommand("check", "Validate a topology; exit 0 with a one-line summary when fine");
+  add_input_flags(*check, *flags);
+  check->callback([flags] { run_check(*flags); });
+}
+
+}  // namespace ccforge::cli

@@ -1,0 +1,48 @@
+// Topology's accessors and its lazily computed, thread-safe route cache.
+#include "topology_impl.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace ccforge::topo {
+
+Topology::Impl::Impl(std::string name_, std::string source_file_, int num_nodes_, GraphData graph_, ParamTable params_)
+    : name(std::move(name_)),
+      source_file(std::move(source_file_)),
+      num_nodes(num_nodes_),
+      gpus_per_node(static_cast<int>(graph_.gpus.size()) / std::max(num_nodes_, 1)),
+      graph(std::move(graph_)),
+      params(std::move(params_)),
+      finder(graph),
+      row_once(new std::once_flag[graph.gpus.size()]),
+      rows(graph.gpus.size()) {}
+
+Topology::Topology(std::shared_ptr<const Impl> impl) : impl_(std::move(impl)) {}
+
+const std::string& Topology::name() const { return impl_->name; }
+const std::string& Topology::source_file() const { return impl_->source_file; }
+int Topology::num_gpus() const { return static_cast<int>(impl_->graph.gpus.size()); }
+int Topology::num_nodes() const { return impl_->num_nodes; }
+int Topology::gpus_per_node() const { return impl_->gpus_per_node; }
+const std::vector<Vertex>& Topology::vertices() const { return impl_->graph.vertices; }
+const std::vector<Link>& Topology::links() const { return impl_->graph.links; }
+const Vertex& Topology::vertex(VertexId id) const { return impl_->graph.vertices.at(id.v); }
+const Link& Topology::link(LinkId id) const { return impl_->graph.links.at(id.v); }
+const GpuInfo& Topology::gpu(int rank) const { return impl_->graph.gpus.at(static_cast<std::size_t>(rank)); }
+const ParamTable& Topology::link_params() const { return impl_->params; }
+
+bool Topology::has_nvswitch() const {
+  const auto& v = impl_->graph.vertices;
+  return std::any_of(v.begin(), v.end(), [](const Vertex& x) { return x.kind == VertexKind::NvSwitch; });
+}
+
+const Route& Topology::route(int src_rank, int dst_rank) const {
+  if (src_rank < 0 || src_rank >= num_gpus() || dst_rank < 0 || dst_rank >= num_gpus()) {
+    throw std::out_of_range("route: rank out of range");
+  }
+  const auto src = static_cast<std::size_t>(src_rank);
+  std::call_once(impl_->row_once[src], [&] { impl_->rows[src] = impl_->finder.row(src_rank); });
+  return impl_->rows[src][static_cast<std::size_t>(dst_rank)];
+}
+
+}  // namespace ccforge::topo

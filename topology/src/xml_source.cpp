@@ -1,0 +1,79 @@
+#include "xml_source.hpp"
+
+#include <charconv>
+
+#include <fmt/core.h>
+
+#include "ccforge/common/atomic_file.hpp"
+
+namespace ccforge::topo {
+
+XmlSource::XmlSource(const std::filesystem::path& path) : file_(path.string()), text_(read_file(path)) {
+  const pugi::xml_parse_result result = doc_.load_buffer(text_.data(), text_.size());
+  if (!result) {
+    throw DiagError(Diag{{file_, line_at_offset(text_, result.offset)},
+                         fmt::format("malformed XML: {}", result.description()),
+                         "fix the XML syntax at this line"});
+  }
+  if (!doc_.document_element()) {
+    throw DiagError(Diag{{file_, 1}, "no root element", "the file must hold <system>, <node> or <cluster>"});
+  }
+}
+
+SourceLoc XmlSource::loc(pugi::xml_node node) const {
+  return SourceLoc{file_, line_at_offset(text_, node.offset_debug())};
+}
+
+void XmlSource::fail(pugi::xml_node node, std::string problem, std::string fix) const {
+  throw DiagError(Diag{loc(node), std::move(problem), std::move(fix)});
+}
+
+std::string XmlSource::required(pugi::xml_node node, const char* attr) const {
+  const pugi::xml_attribute a = node.attribute(attr);
+  if (!a) fail(node, fmt::format("<{}> has no attribute '{}'", node.name(), attr), fmt::format("add {}=\"...\"", attr));
+  return a.value();
+}
+
+namespace {
+
+template <typename T>
+std::optional<T> parse_whole(std::string_view text, int base = 10) {
+  T value{};
+  const char* end = text.data() + text.size();
+  std::from_chars_result r{};
+  if constexpr (std::is_floating_point_v<T>) {
+    r = std::from_chars(text.data(), end, value);
+  } else {
+    r = std::from_chars(text.data(), end, value, base);
+  }
+  if (text.empty() || r.ec != std::errc{} || r.ptr != end) return std::nullopt;
+  return value;
+}
+
+}  // namespace
+
+int XmlSource::integer(pugi::xml_node node, const char* attr, std::optional<int> fallback) const {
+  if (!node.attribute(attr) && fallback) return *fallback;
+  const std::string text = required(node, attr);
+  const auto value = parse_whole<int>(text);
+  if (!value) fail(node, fmt::format("{}=\"{}\" is not an integer", attr, text), "use a decimal integer");
+  return *value;
+}
+
+double XmlSource::number(pugi::xml_node node, const char* attr, std::optional<double> fallback) const {
+  if (!node.attribute(attr) && fallback) return *fallback;
+  const std::string text = required(node, attr);
+  const auto value = parse_whole<double>(text);
+  if (!value) fail(node, fmt::format("{}=\"{}\" is not a number", attr, text), "use a decimal number");
+  return *value;
+}
+
+std::uint32_t XmlSource::hex(pugi::xml_node node, const char* attr) const {
+  const std::string text = required(node, attr);
+  const bool prefixed = text.size() > 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X');
+  const auto value = prefixed ? parse_whole<std::uint32_t>(std::string_view(text).substr(2), 16) : std::nullopt;
+  if (!value) fail(node, fmt::format("{}=\"{}\" is not a hex number", attr, text), "write it as 0x followed by hex digits");
+  return *value;
+}
+
+}  // namespace ccforge::topo

@@ -1,0 +1,40 @@
+// An XML file held with its text, so that every element can be turned into "FILE:LINE".
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include <pugixml.hpp>
+
+#include "ccforge/common/diag.hpp"
+
+namespace ccforge::topo {
+
+class XmlSource {
+ public:
+  // Reads and parses `path`; malformed XML is a DiagError at the parser's line.
+  explicit XmlSource(const std::filesystem::path& path);
+  XmlSource(const XmlSource&) = delete;
+  XmlSource& operator=(const XmlSource&) = delete;
+
+  pugi::xml_node root() const { return doc_.document_element(); }
+  const std::string& file() const { return file_; }
+  SourceLoc loc(pugi::xml_node node) const;
+  [[noreturn]] void fail(pugi::xml_node node, std::string problem, std::string fix) const;
+
+  // Attribute accessors that report the element's line on a missing or malformed value.
+  std::string required(pugi::xml_node node, const char* attr) const;
+  int integer(pugi::xml_node node, const char* attr, std::optional<int> fallback = std::nullopt) const;
+  double number(pugi::xml_node node, const char* attr, std::optional<double> fallback = std::nullopt) const;
+  std::uint32_t hex(pugi::xml_node node, const char* attr) const;
+
+ private:
+  std::string file_;
+  std::string text_;
+  pugi::xml_document doc_;
+};
+
+}  // namespace ccforge::topo
