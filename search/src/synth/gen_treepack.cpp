@@ -5,6 +5,8 @@
 // runs on channel t, so a root's trees use separate connections.
 #include <algorithm>
 
+#include <fmt/core.h>
+
 #include "generators.hpp"
 #include "program.hpp"
 
@@ -64,6 +66,11 @@ void gather_in(Program& prog, const Tree& t, int first_chunk, int k, int channel
       prog.send_reduce(in(it->second, first_chunk + piece), in(it->first, first_chunk + piece), channel);
 }
 
+// Trees per root: all trees are rooted at 0 for broadcast/reduce, evenly spread otherwise.
+int trees_per_root(const GenRequest& req) {
+  return static_cast<int>(trees_of_root(req, 0).size());
+}
+
 }  // namespace
 
 Support treepack_supports(const GenRequest& req) {
@@ -81,7 +88,7 @@ Support treepack_supports(const GenRequest& req) {
 
 ir::Algorithm treepack_generate(const GenRequest& req) {
   const int p = req.ngpus, k = req.chunks;
-  const std::string name = candidate_name("treepack", req);
+  const std::string name = candidate_name(fmt::format("treepack_t{}", trees_per_root(req)), req);
   if (req.collective == C::Broadcast || req.collective == C::Reduce) {
     const auto trees = trees_of_root(req, 0);
     const int chunks = static_cast<int>(trees.size()) * k;

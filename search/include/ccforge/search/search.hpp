@@ -3,6 +3,8 @@
 // lower bounds per topology and collective, and spanning-tree-packing synthesis.
 #pragma once
 
+#include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -14,6 +16,9 @@
 
 namespace ccforge::topo {
 class Topology;
+}
+namespace ccforge::sim {
+struct SimParams;
 }
 
 namespace ccforge::search {
@@ -95,5 +100,88 @@ using CapacityMatrix = std::vector<std::vector<double>>;
 CapacityMatrix direct_link_capacity(const topo::Topology& topo);
 // Returns nullopt when the graph is not strongly connected over direct links.
 std::optional<TreePacking> pack_trees(const CapacityMatrix& cap, int trees_per_root);
+
+// ---------------------------------------------------------------------------------------------------
+// Tuning: candidates for a topology, simulated at every size, winners per size, merged into bands.
+
+struct Candidate {
+  std::string name;  // the algorithm's name, unique within a collective
+  std::string generator;
+  GenRequest request;
+  ir::Algorithm algorithm;
+};
+struct Rejection {
+  std::string name;
+  std::string reason;  // generator declined, builder limit, or the checker's first issue
+};
+struct CandidateSet {
+  std::vector<Candidate> accepted;  // passed ir::check
+  std::vector<Rejection> rejected;
+};
+// Every generator x its parameter grid for `coll` on `topo` (rings from find_rings, trees from
+// pack_trees, gpus_per_node from the topology), each built and proven by ir::check.
+CandidateSet enumerate_candidates(const topo::Topology& topo, ir::Collective coll);
+
+// Simulated times of one collective at one size. times[i] belongs to candidate i; nullopt where the
+// candidate cannot run that size (chunks do not divide it into whole elements).
+struct SizeResult {
+  ByteCount bytes = 0;
+  SimTime nccl;
+  std::string nccl_algorithm;  // "nccl:ring:LL"
+  std::vector<std::optional<SimTime>> times;
+  SimTime lower_bound;
+};
+
+struct Choice {
+  ByteCount bytes = 0;
+  SimTime nccl;
+  SimTime best;     // the chosen time: the winner's, or NCCL's where NCCL is kept
+  int winner = -1;  // candidate index, -1 when NCCL is kept
+  SimTime lower_bound;
+};
+// Fastest candidate per size (ties: lower candidate index); NCCL is kept unless the candidate is at
+// least `min_gain` faster, i.e. best <= nccl / (1 + min_gain).
+std::vector<Choice> choose(const std::vector<SizeResult>& sizes, double min_gain);
+
+struct Band {
+  ByteCount min_bytes = 0;
+  ByteCount max_bytes = 0;  // inclusive
+  int winner = -1;          // -1: NCCL (no file)
+  std::string file;         // "algorithms/<name>.xml" relative to the output directory, empty for NCCL
+};
+// Adjacent sizes with the same winner form one band; a band reaches up to one byte below the next
+// band's first size, so bands are disjoint and cover [first size, last size].
+std::vector<Band> merge_bands(const std::vector<Choice>& choices);
+
+struct TuneOptions {
+  std::vector<ir::Collective> collectives;
+  std::vector<ByteCount> sizes;  // ascending
+  double min_gain = 0.03;
+  int jobs = 0;  // 0: all cores
+  std::string dtype = "half";
+  std::filesystem::path out_dir;
+  bool resume = false;
+  // Called from worker threads (serialised) after each finished task, and once at the end.
+  std::function<void(std::size_t done, std::size_t total)> progress;
+};
+
+struct CollectiveTune {
+  ir::Collective collective;
+  CandidateSet candidates;
+  std::vector<SizeResult> sizes;
+  std::vector<Choice> choices;
+  std::vector<Band> bands;
+};
+struct TuneResult {
+  std::string topology;
+  std::vector<CollectiveTune> collectives;
+  std::size_t simulations = 0;        // simulated (candidate, size) pairs, including resumed ones
+  std::size_t resumed_tasks = 0;      // tasks taken from the checkpoint
+  double elapsed_s = 0.0;
+};
+
+// Runs the whole tune and writes every output under options.out_dir (atomically), checkpointing
+// finished tasks to out_dir/checkpoint.json so that a killed run continues with options.resume.
+TuneResult tune(const topo::Topology& topo, const TuneOptions& options, const sim::SimParams& params);
 
 }  // namespace ccforge::search

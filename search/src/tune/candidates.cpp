@@ -1,0 +1,95 @@
+// The candidate grid: which parameter combinations of each generator the tuner tries. Grids are small
+// on purpose (the tune must finish in seconds for 8 GPUs); each value is a knob the executor exposes:
+// channels (rings), instances (replication over fresh channels, as the published NDv4/NDv5 files use
+// 2-8), chunks (pipeline depth for chains and trees).
+#include <fmt/core.h>
+
+#include "ccforge/search/search.hpp"
+#include "ccforge/topology/topology.hpp"
+#include "program.hpp"
+
+namespace ccforge::search {
+
+namespace {
+
+struct Grid {
+  std::vector<int> channels{1};
+  std::vector<int> instances{1};
+  std::vector<int> chunks{1};
+};
+
+Grid grid_for(std::string_view generator) {
+  if (generator == "ring") return {{1, 2, 4, 8}, {1, 2, 4}, {1}};
+  if (generator == "chain") return {{1, 2, 4}, {1, 4}, {1, 4, 8}};
+  if (generator == "direct" || generator == "twoshot") return {{1}, {1, 2, 4, 8}, {1}};
+  if (generator == "dbtree") return {{1}, {1, 2, 4}, {1, 4, 8}};
+  if (generator == "bintree") return {{1}, {1, 4}, {1, 4, 8}};
+  if (generator == "treepack") return {{1}, {1, 2}, {1, 2}};
+  return {{1}, {1, 2, 4}, {1}};  // rd, rhd, bruck, scatter_allgather, hierarchical
+}
+
+constexpr int kMostRings = 8;
+constexpr int kTreesPerRoot[] = {1, 2};
+
+// Shared inputs of every request for this topology.
+struct TopologyInputs {
+  std::vector<std::vector<int>> rings;
+  std::vector<std::vector<GenRequest::Tree>> tree_sets;  // one per trees-per-root choice
+};
+
+TopologyInputs topology_inputs(const topo::Topology& topo) {
+  TopologyInputs inputs;
+  inputs.rings = find_rings(topo, kMostRings);
+  const CapacityMatrix cap = direct_link_capacity(topo);
+  for (int t : kTreesPerRoot)
+    if (auto packing = pack_trees(cap, t)) inputs.tree_sets.push_back(packing->trees);
+  return inputs;
+}
+
+void try_one(const GeneratorInfo& gen, const GenRequest& req, CandidateSet& out) {
+  Generated g = try_generate(gen, req);
+  const std::string label = g.algorithm ? g.algorithm->name : candidate_name(gen.name, req);
+  if (!g.algorithm) {
+    out.rejected.push_back({label, g.why_not});
+    return;
+  }
+  const ir::CheckReport report = ir::check(*g.algorithm);
+  if (!report.ok()) {
+    out.rejected.push_back({label, "checker: " + report.issues.front().rule + ": " + report.issues.front().message});
+    return;
+  }
+  out.accepted.push_back({label, std::string(gen.name), req, std::move(*g.algorithm)});
+}
+
+}  // namespace
+
+CandidateSet enumerate_candidates(const topo::Topology& topo, ir::Collective coll) {
+  const TopologyInputs inputs = topology_inputs(topo);
+  CandidateSet set;
+  for (const GeneratorInfo& gen : generators()) {
+    if (std::find(gen.collectives.begin(), gen.collectives.end(), coll) == gen.collectives.end()) continue;
+    const Grid grid = grid_for(gen.name);
+    const bool uses_trees = gen.name == "treepack";
+    const std::size_t tree_choices = uses_trees ? inputs.tree_sets.size() : 1;
+    for (std::size_t ts = 0; ts < tree_choices; ++ts)
+      for (ir::Protocol proto : {ir::Protocol::Simple, ir::Protocol::LL, ir::Protocol::LL128})
+        for (int ch : grid.channels)
+          for (int inst : grid.instances)
+            for (int k : grid.chunks) {
+              GenRequest req;
+              req.collective = coll;
+              req.ngpus = topo.num_gpus();
+              req.gpus_per_node = topo.num_nodes() > 1 ? topo.gpus_per_node() : 0;
+              req.protocol = proto;
+              req.channels = ch;
+              req.instances = inst;
+              req.chunks = k;
+              req.rings = inputs.rings;
+              if (uses_trees) req.trees = inputs.tree_sets[ts];
+              try_one(gen, req, set);
+            }
+  }
+  return set;
+}
+
+}  // namespace ccforge::search

@@ -1,0 +1,84 @@
+#include "tune/checkpoint.hpp"
+
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "ccforge/common/atomic_file.hpp"
+#include "ccforge/common/diag.hpp"
+
+namespace ccforge::search {
+
+namespace {
+
+constexpr int kFormatVersion = 1;
+
+std::string header_line(const std::string& fingerprint) {
+  return nlohmann::json{{"version", kFormatVersion}, {"fingerprint", fingerprint}}.dump() + "\n";
+}
+
+TaskTimes parse_task(const nlohmann::json& j) {
+  TaskTimes t;
+  t.labels = j.at("labels").get<std::vector<std::string>>();
+  for (const auto& ps : j.at("ps")) t.times.push_back(ps.is_null() ? std::nullopt : std::optional{SimTime{ps.get<std::int64_t>()}});
+  return t;
+}
+
+std::string task_line(const std::string& key, const TaskTimes& t) {
+  nlohmann::json ps = nlohmann::json::array();
+  for (const auto& time : t.times) ps.push_back(time ? nlohmann::json(time->ps) : nlohmann::json(nullptr));
+  return nlohmann::json{{"key", key}, {"labels", t.labels}, {"ps", ps}}.dump() + "\n";
+}
+
+}  // namespace
+
+CheckpointJournal::CheckpointJournal(std::filesystem::path path, std::string fingerprint, bool resume)
+    : path_(std::move(path)), fingerprint_(std::move(fingerprint)) {
+  if (resume && std::filesystem::exists(path_)) {
+    load();
+  } else {
+    write_file_atomically(path_, header_line(fingerprint_));
+  }
+  out_.open(path_, std::ios::app);
+  if (!out_) throw DiagError(Diag{{path_.string(), 0}, "cannot append to the checkpoint", "check that the directory is writable"});
+}
+
+void CheckpointJournal::load() {
+  const std::string text = read_file(path_);
+  std::istringstream lines(text);
+  std::string line;
+  int number = 0;
+  auto fail = [&](const std::string& problem) {
+    return DiagError(Diag{{path_.string(), number}, problem, "delete it or rerun without --resume"});
+  };
+  while (std::getline(lines, line)) {
+    ++number;
+    const bool last = lines.peek() == std::char_traits<char>::eof();
+    const nlohmann::json j = nlohmann::json::parse(line, nullptr, false);
+    if (number == 1) {
+      if (j.is_discarded() || j.value("version", 0) != kFormatVersion) throw fail("not a ccforge tune checkpoint");
+      if (j.value("fingerprint", std::string{}) != fingerprint_)
+        throw fail("checkpoint was made by a tune with another topology, dtype or size range");
+      continue;
+    }
+    if (j.is_discarded() && last) break;  // torn by a kill mid-write: that task simply reruns
+    try {
+      finished_[j.at("key").get<std::string>()] = parse_task(j);
+    } catch (const nlohmann::json::exception&) {
+      throw fail("malformed checkpoint entry");
+    }
+  }
+  if (number == 0) throw fail("empty checkpoint");
+  // Rewrite without a torn tail so that appended lines start on a fresh line.
+  std::string rewritten = header_line(fingerprint_);
+  for (const auto& [key, t] : finished_) rewritten += task_line(key, t);
+  write_file_atomically(path_, rewritten);
+}
+
+void CheckpointJournal::record(const std::string& key, const TaskTimes& times) {
+  out_ << task_line(key, times);
+  out_.flush();
+  finished_[key] = times;
+}
+
+}  // namespace ccforge::search

@@ -1,0 +1,42 @@
+// Winner per size and band merging (algorithms.md §11.3): the lower envelope of all candidates,
+// NCCL kept unless beaten by at least min_gain, adjacent equal winners merged into disjoint bands.
+#include "ccforge/search/search.hpp"
+
+namespace ccforge::search {
+
+std::vector<Choice> choose(const std::vector<SizeResult>& sizes, double min_gain) {
+  std::vector<Choice> choices;
+  for (const SizeResult& s : sizes) {
+    Choice c{s.bytes, s.nccl, s.nccl, -1, s.lower_bound};
+    std::optional<SimTime> fastest;
+    int fastest_index = -1;
+    for (std::size_t i = 0; i < s.times.size(); ++i) {
+      if (s.times[i] && (!fastest || *s.times[i] < *fastest)) {  // strict: ties keep the lower index
+        fastest = s.times[i];
+        fastest_index = static_cast<int>(i);
+      }
+    }
+    // "At least min_gain faster": NCCL's time is at least (1 + min_gain) times the candidate's.
+    if (fastest && static_cast<double>(s.nccl.ps) >= (1.0 + min_gain) * static_cast<double>(fastest->ps)) {
+      c.best = *fastest;
+      c.winner = fastest_index;
+    }
+    choices.push_back(c);
+  }
+  return choices;
+}
+
+std::vector<Band> merge_bands(const std::vector<Choice>& choices) {
+  std::vector<Band> bands;
+  for (const Choice& c : choices) {
+    if (!bands.empty() && bands.back().winner == c.winner) {
+      bands.back().max_bytes = c.bytes;
+      continue;
+    }
+    if (!bands.empty()) bands.back().max_bytes = c.bytes - 1;
+    bands.push_back({c.bytes, c.bytes, c.winner, {}});
+  }
+  return bands;
+}
+
+}  // namespace ccforge::search

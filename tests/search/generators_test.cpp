@@ -1,0 +1,148 @@
+// Every generator x every collective it lists x ranks 2..16 x protocols x small parameter grid either
+// declines with a reason or produces an algorithm that the ir checker proves correct.
+#include <gtest/gtest.h>
+
+#include <fmt/core.h>
+
+#include "ccforge/search/search.hpp"
+
+namespace ccforge::search {
+namespace {
+
+using C = ir::Collective;
+
+std::string first_issue(const ir::CheckReport& report) {
+  if (report.ok()) return "";
+  const auto& i = report.issues.front();
+  return fmt::format("{} (rank {}, tb {}, step {}): {}", i.rule, i.rank, i.tb, i.step, i.message);
+}
+
+struct Params {
+  int channels, instances, chunks;
+};
+
+// Trees for treepack on p ranks: a ring-shaped chain and a star per root, so that the generator has
+// two trees per root to schedule without needing a topology.
+std::vector<GenRequest::Tree> test_trees(int p) {
+  std::vector<GenRequest::Tree> trees;
+  for (int r = 0; r < p; ++r) {
+    GenRequest::Tree chain{r, std::vector<int>(static_cast<std::size_t>(p), -1)};
+    GenRequest::Tree star{r, std::vector<int>(static_cast<std::size_t>(p), r)};
+    for (int x = 1; x < p; ++x) chain.parent[static_cast<std::size_t>((r + x) % p)] = (r + x - 1) % p;
+    star.parent[static_cast<std::size_t>(r)] = -1;
+    trees.push_back(chain);
+    trees.push_back(star);
+  }
+  return trees;
+}
+
+class GeneratorSweep : public ::testing::TestWithParam<std::string_view> {};
+
+TEST_P(GeneratorSweep, EveryProducedAlgorithmPassesTheChecker) {
+  const GeneratorInfo* gen = find_generator(GetParam());
+  ASSERT_NE(gen, nullptr);
+  const Params grid[] = {{1, 1, 1}, {2, 1, 1}, {1, 2, 1}, {1, 1, 2}, {2, 2, 3}};
+  const ir::Protocol protocols[] = {ir::Protocol::Simple, ir::Protocol::LL, ir::Protocol::LL128};
+  for (C coll : gen->collectives) {
+    int produced = 0;
+    for (int p = 2; p <= 16; ++p)
+      for (ir::Protocol proto : protocols)
+        for (const Params& prm : grid) {
+          GenRequest req;
+          req.collective = coll;
+          req.ngpus = p;
+          req.gpus_per_node = p % 2 == 0 ? p / 2 : 0;
+          req.protocol = proto;
+          req.channels = prm.channels;
+          req.instances = prm.instances;
+          req.chunks = prm.chunks;
+          req.trees = test_trees(p);
+          Generated g = try_generate(*gen, req);
+          if (!g.algorithm) {
+            EXPECT_FALSE(g.why_not.empty());
+            continue;
+          }
+          ++produced;
+          const ir::CheckReport report = ir::check(*g.algorithm);
+          ASSERT_TRUE(report.ok()) << g.algorithm->name << " " << ir::to_string(coll) << " p=" << p << ": "
+                                   << first_issue(report);
+          EXPECT_EQ(g.algorithm->ngpus, p);
+          EXPECT_EQ(g.algorithm->collective, coll);
+          EXPECT_EQ(g.algorithm->protocol, proto);
+        }
+    EXPECT_GT(produced, 0) << gen->name << " never produced " << ir::to_string(coll);
+  }
+}
+
+std::vector<std::string_view> all_names() {
+  std::vector<std::string_view> names;
+  for (const auto& g : generators()) names.push_back(g.name);
+  return names;
+}
+
+INSTANTIATE_TEST_SUITE_P(All, GeneratorSweep, ::testing::ValuesIn(all_names()),
+                         [](const auto& info) { return std::string(info.param); });
+
+TEST(Registry, CoversEveryCollectiveTheProductTunes) {
+  for (C coll : {C::AllReduce, C::AllGather, C::ReduceScatter, C::AllToAll, C::Broadcast, C::Reduce, C::Gather, C::Scatter}) {
+    int count = 0;
+    for (const auto& g : generators())
+      count += std::count(g.collectives.begin(), g.collectives.end(), coll) > 0;
+    EXPECT_GT(count, 0) << ir::to_string(coll);
+  }
+}
+
+TEST(Registry, NamesAreUniqueAndEntriesDocumented) {
+  for (const auto& g : generators()) {
+    EXPECT_EQ(find_generator(g.name), &g);
+    EXPECT_FALSE(g.description.empty());
+    EXPECT_FALSE(g.citation.empty());
+  }
+  EXPECT_EQ(find_generator("no_such_generator"), nullptr);
+}
+
+TEST(Support, PowerOfTwoGeneratorsDeclineOtherRankCounts) {
+  GenRequest req;
+  req.ngpus = 6;
+  const Generated g = try_generate(*find_generator("rd"), req);
+  EXPECT_FALSE(g.algorithm);
+  EXPECT_NE(g.why_not.find("power-of-two"), std::string::npos);
+}
+
+TEST(Support, HierarchicalNeedsTwoNodes) {
+  GenRequest req;
+  req.ngpus = 8;
+  req.gpus_per_node = 8;
+  EXPECT_FALSE(try_generate(*find_generator("hierarchical"), req).algorithm);
+}
+
+TEST(Support, BuilderLimitsBecomeReasonsNotCrashes) {
+  GenRequest req;
+  req.ngpus = 16;
+  req.chunks = 64;  // 15 hops x 16 segments x 64 pieces on one tb: far past 64 steps per tb
+  const Generated g = try_generate(*find_generator("ring"), req);
+  EXPECT_FALSE(g.algorithm);
+  EXPECT_FALSE(g.why_not.empty());
+}
+
+TEST(Support, RingOrdersMustBePermutations) {
+  GenRequest req;
+  req.ngpus = 4;
+  req.rings = {{0, 1, 1, 3}};
+  EXPECT_FALSE(find_generator("ring")->supports(req).ok());
+}
+
+TEST(Names, SayHowTheCandidateWasMade) {
+  GenRequest req;
+  req.ngpus = 8;
+  req.channels = 2;
+  req.instances = 4;
+  req.protocol = ir::Protocol::LL128;
+  const Generated g = try_generate(*find_generator("ring"), req);
+  ASSERT_TRUE(g.algorithm) << g.why_not;
+  EXPECT_EQ(g.algorithm->name, "ring_c2_i4_k1_LL128");
+  EXPECT_EQ(g.algorithm->nchannels, 8);
+}
+
+}  // namespace
+}  // namespace ccforge::search
