@@ -1,0 +1,108 @@
+// Public interface of the sim part: a discrete-event alpha-beta simulator that runs an MSCCL algorithm
+// (ir::Algorithm) or NCCL's own algorithms on a topology, with links shared max-min fairly, and NCCL's
+// tuning model for its choice of algorithm, protocol and channel count. Thread-safe: no globals, the
+// topology is read-only, each call owns its state.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ccforge/common/params.hpp"
+#include "ccforge/common/units.hpp"
+#include "ccforge/ir/ir.hpp"
+#include "ccforge/topology/topology.hpp"
+
+namespace ccforge::sim {
+
+// Every "sim." model constant with value, unit and source (sim/src/params.cpp).
+ParamTable default_sim_params();
+
+struct SimParams {
+  ParamTable table = default_sim_params();
+};
+
+// Chrome/Perfetto trace of one simulation: slices on threadblock tracks, link load as counters.
+struct TraceSlice {
+  int track = 0;
+  std::string name;
+  SimTime start;
+  SimTime end;
+};
+struct TraceCounter {
+  int track = 0;
+  SimTime at;
+  double value = 0.0;  // GB/s carried by the link
+};
+struct Trace {
+  std::vector<std::string> track_names;  // index == track id
+  std::vector<TraceSlice> slices;
+  std::vector<TraceCounter> counters;
+  int add_track(std::string name) {
+    track_names.push_back(std::move(name));
+    return static_cast<int>(track_names.size()) - 1;
+  }
+};
+std::string to_chrome_trace_json(const Trace& trace);
+
+struct SimResult {
+  SimTime time;               // collective completion time, launch included
+  std::string algorithm;      // what ran: "nccl:ring:LL", or the MSCCL algorithm's name
+  std::uint64_t events = 0;   // discrete events processed (for the events/s benchmark)
+  std::uint64_t transfers = 0;
+};
+
+// Element types as nccl-tests names them (-d); the size in bytes decides divisibility.
+struct DataType {
+  std::string name;  // "half", "float", ...
+  int bytes = 2;
+};
+std::optional<DataType> data_type_from_string(std::string_view name);
+std::string data_type_names();  // "int8, uint8, ..." for error messages
+
+// What one simulated call is: collective size as nccl-tests means it (allreduce, broadcast, reduce:
+// the per-rank buffer; allgather, reducescatter, alltoall, gather, scatter: the total over ranks).
+struct CallSpec {
+  ByteCount bytes = 0;
+  DataType dtype;
+};
+
+// Simulates an MSCCL algorithm. Throws DiagError naming the algorithm file when it does not fit the
+// topology (GPU count) or the call (size not divisible into nchunksperloop chunks of whole elements).
+SimResult simulate(const topo::Topology& topo, const ir::Algorithm& algo, const CallSpec& call,
+                   const SimParams& params, Trace* trace = nullptr);
+
+// NCCL's algorithms and protocols, in NCCL's index order (src/include/device.h).
+enum class NcclAlgo { Tree, Ring, Nvls, NvlsTree, Pat };
+const char* to_string(NcclAlgo algo);  // "tree", "ring", "nvls", "nvlstree", "pat"
+
+// "nccl", "nccl:ring", "nccl:ring:ll128" (case-insensitive); nullopt when not of that form.
+struct NcclRequest {
+  std::optional<NcclAlgo> algo;
+  std::optional<ir::Protocol> proto;
+};
+std::optional<NcclRequest> parse_nccl_request(std::string_view text);
+
+// NCCL's choice for one call, by its own tuning model (ncclTopoTuneModel + ncclTopoGetAlgoTime).
+struct NcclChoice {
+  NcclAlgo algo = NcclAlgo::Ring;
+  ir::Protocol proto = ir::Protocol::Simple;
+  int nchannels = 1;
+  double model_us = 0.0;  // NCCL's own time estimate for the choice
+  std::string name() const;  // "nccl:ring:LL"
+};
+// Throws DiagError when `request` forces something NCCL cannot run there (e.g. NVLS without NVSwitch).
+NcclChoice nccl_choose(const topo::Topology& topo, ir::Collective coll, ByteCount bytes,
+                       const NcclRequest& request, const SimParams& params);
+
+// Runs NCCL's chosen (or forced) algorithm as data movement on the topology.
+SimResult simulate_nccl(const topo::Topology& topo, ir::Collective coll, const CallSpec& call,
+                        const NcclRequest& request, const SimParams& params, Trace* trace = nullptr);
+
+// nccl-tests bandwidths (doc/PERFORMANCE.md): algbw = size / time; busbw = algbw * factor.
+double algbw_gbs(ByteCount bytes, SimTime time);
+double busbw_factor(ir::Collective coll, int ngpus);
+
+}  // namespace ccforge::sim

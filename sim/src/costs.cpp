@@ -1,0 +1,60 @@
+#include "costs.hpp"
+
+#include <string>
+
+namespace ccforge::sim {
+
+const char* arch_key(topo::GpuArch arch) {
+  switch (arch) {
+    case topo::GpuArch::Volta: return "sm70";
+    case topo::GpuArch::Ampere: return "sm80";
+    case topo::GpuArch::Hopper: return "sm90";
+    case topo::GpuArch::Blackwell: return "sm100";
+    case topo::GpuArch::Cdna3: return "cdna3";
+  }
+  return "sm90";
+}
+
+ProtocolCosts protocol_costs(const ParamTable& params, ir::Protocol proto, topo::GpuArch arch) {
+  const std::string p = ir::to_string(proto);
+  const std::string a = arch_key(arch);
+  ProtocolCosts c;
+  c.wire_efficiency = params.get("sim.proto." + p + ".wire_efficiency");
+  c.tb_bytes_per_s = Bandwidth::GBps(params.get("sim.tb_bw." + p + "." + a)).bytes_per_s / c.wire_efficiency;
+  c.sync_nvlink = SimTime::from_us(params.get("sim.sync." + p + ".nvlink_us"));
+  c.sync_pcie = SimTime::from_us(params.get("sim.sync." + p + ".pcie_us"));
+  c.sync_net = SimTime::from_us(params.get("sim.sync." + p + ".net_us"));
+  c.base = SimTime::from_us(params.get("sim.base." + p + "_us"));
+  return c;
+}
+
+SimTime sync_cost(const ProtocolCosts& costs, topo::PathClass cls) {
+  switch (cls) {
+    case topo::PathClass::Loc:
+    case topo::PathClass::Nvl:
+    case topo::PathClass::Nvb:
+    case topo::PathClass::C2c: return costs.sync_nvlink;
+    case topo::PathClass::Net: return costs.sync_net;
+    default: return costs.sync_pcie;
+  }
+}
+
+SimTime local_reduce_time(const ParamTable& params, topo::GpuArch arch, double bytes) {
+  return transfer_time(3.0 * bytes, Bandwidth::GBps(params.get(std::string("sim.hbm_bw.") + arch_key(arch))));
+}
+
+SimTime local_copy_time(const ParamTable& params, topo::GpuArch arch, double bytes) {
+  return transfer_time(2.0 * bytes, Bandwidth::GBps(params.get(std::string("sim.hbm_bw.") + arch_key(arch))));
+}
+
+double link_efficiency(const ParamTable& params, topo::LinkKind kind, topo::GpuArch arch) {
+  switch (kind) {
+    case topo::LinkKind::NvLink:
+    case topo::LinkKind::NvSwitch: return params.get(std::string("sim.link.nvlink.efficiency.") + arch_key(arch));
+    case topo::LinkKind::Nic:
+    case topo::LinkKind::Network: return params.get("sim.link.net.efficiency");
+    default: return 1.0;
+  }
+}
+
+}  // namespace ccforge::sim

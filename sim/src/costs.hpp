@@ -1,0 +1,35 @@
+// The protocol- and architecture-dependent costs the lowerings attach to tasks, read once from the
+// params table so the hot loops see plain numbers.
+#pragma once
+
+#include "ccforge/common/params.hpp"
+#include "ccforge/common/units.hpp"
+#include "ccforge/ir/ir.hpp"
+#include "ccforge/topology/topology.hpp"
+
+namespace ccforge::sim {
+
+struct ProtocolCosts {
+  double wire_efficiency = 1.0;  // payload / wire bytes
+  double tb_bytes_per_s = 0.0;   // wire bytes/s one threadblock sustains (payload cap / efficiency)
+  SimTime sync_nvlink, sync_pcie, sync_net;  // per-step protocol cost beyond the route latency
+  SimTime base;                  // per-collective launch and teardown
+};
+
+ProtocolCosts protocol_costs(const ParamTable& params, ir::Protocol proto, topo::GpuArch arch);
+
+// Per-step protocol cost for a route of this class (NVLink, PCIe/CPU, or network).
+SimTime sync_cost(const ProtocolCosts& costs, topo::PathClass cls);
+
+// Time to reduce `bytes` locally: two reads and one write through HBM.
+SimTime local_reduce_time(const ParamTable& params, topo::GpuArch arch, double bytes);
+SimTime local_copy_time(const ParamTable& params, topo::GpuArch arch, double bytes);
+
+// Achievable fraction of a link's raw rate (header and flow-control overhead), by link kind; NVLink
+// by the architecture of the GPUs it joins.
+double link_efficiency(const ParamTable& params, topo::LinkKind kind, topo::GpuArch arch);
+
+// "sm90"-style suffix of per-architecture parameter names.
+const char* arch_key(topo::GpuArch arch);
+
+}  // namespace ccforge::sim

@@ -1,0 +1,125 @@
+#include "engine.hpp"
+
+#include <algorithm>
+
+#include "ccforge/sim/sim.hpp"
+#include "event_queue.hpp"
+#include "flow_network.hpp"
+
+namespace ccforge::sim {
+namespace {
+
+enum class EventKind : std::uint8_t { DelayOver, FlowDone };
+
+struct EventPayload {
+  EventKind kind;
+  TaskId task;
+  std::uint32_t generation;
+};
+
+// Successor lists in compressed form (one allocation for the whole graph).
+struct Successors {
+  std::vector<std::uint32_t> offset;
+  std::vector<TaskId> target;
+};
+
+Successors build_successors(const TaskGraph& graph, std::vector<std::uint32_t>& pending) {
+  Successors s;
+  s.offset.assign(graph.size() + 1, 0);
+  for (const auto& e : graph.edges()) {
+    ++s.offset[e.before + 1];
+    ++pending[e.after];
+  }
+  for (std::size_t i = 0; i < graph.size(); ++i) s.offset[i + 1] += s.offset[i];
+  s.target.resize(graph.edges().size());
+  std::vector<std::uint32_t> fill(s.offset.begin(), s.offset.end() - 1);
+  for (const auto& e : graph.edges()) s.target[fill[e.before]++] = e.after;
+  return s;
+}
+
+class Engine {
+ public:
+  Engine(const TaskGraph& graph, const EngineLinks& links, Trace* trace)
+      : graph_(graph),
+        trace_(trace),
+        pending_(graph.size(), 0),
+        succ_(build_successors(graph, pending_)),
+        ready_at_(graph.size()),
+        network_(links.capacity, graph.size(), [this](std::uint32_t flow, SimTime finish, std::uint32_t gen) {
+          queue_.push(finish, EventPayload{EventKind::FlowDone, flow, gen});
+        }) {
+    if (trace_ != nullptr) network_.set_trace(trace_, links.trace_tracks);
+  }
+
+  EngineStats run() {
+    for (TaskId t = 0; t < graph_.size(); ++t) {
+      if (pending_[t] == 0) make_ready(t, SimTime{0});
+    }
+    while (!queue_.empty()) {
+      const auto event = queue_.pop();
+      ++stats_.events;
+      const SimTime now = event.key.time;
+      const EventPayload& p = event.payload;
+      if (p.kind == EventKind::DelayOver) {
+        start_transfer(p.task, now);
+      } else if (network_.finish(p.task, p.generation, now)) {
+        complete(p.task, now);
+      }
+    }
+    for (TaskId t = 0; t < graph_.size(); ++t) {
+      if (pending_[t] != kDone) {
+        if (stats_.unfinished == 0) stats_.first_unfinished = t;
+        ++stats_.unfinished;
+      }
+    }
+    return stats_;
+  }
+
+ private:
+  static constexpr std::uint32_t kDone = 0xffffffffu;
+
+  void make_ready(TaskId t, SimTime now) {
+    ready_at_[t] = now;
+    queue_.push(now + graph_.tasks()[t].delay, EventPayload{EventKind::DelayOver, t, 0});
+  }
+
+  void start_transfer(TaskId t, SimTime now) {
+    const Task& task = graph_.tasks()[t];
+    if (task.path == kNoPath || task.wire_bytes <= 0.0) {
+      complete(t, now);
+      return;
+    }
+    ++stats_.transfers;
+    network_.start(t, graph_.paths()[task.path], task.wire_bytes, task.rate_cap, now);
+  }
+
+  void complete(TaskId t, SimTime now) {
+    pending_[t] = kDone;
+    stats_.makespan = std::max(stats_.makespan, now);
+    const Task& task = graph_.tasks()[t];
+    if (trace_ != nullptr && task.track >= 0) {
+      trace_->slices.push_back(TraceSlice{task.track, graph_.labels()[task.label], ready_at_[t], now});
+    }
+    for (std::uint32_t i = succ_.offset[t]; i < succ_.offset[t + 1]; ++i) {
+      const TaskId s = succ_.target[i];
+      if (--pending_[s] == 0) make_ready(s, now);
+    }
+  }
+
+  const TaskGraph& graph_;
+  Trace* trace_;
+  std::vector<std::uint32_t> pending_;
+  Successors succ_;
+  std::vector<SimTime> ready_at_;
+  EventQueue<EventPayload> queue_;
+  FlowNetwork network_;
+  EngineStats stats_;
+};
+
+}  // namespace
+
+EngineStats run_task_graph(const TaskGraph& graph, const EngineLinks& links, Trace* trace) {
+  return Engine(graph, links, trace).run();
+}
+
+}  // namespace ccforge::sim

@@ -1,0 +1,114 @@
+#include "flow_network.hpp"
+
+#include <algorithm>
+
+#include "ccforge/sim/sim.hpp"
+#include "maxmin.hpp"
+
+namespace ccforge::sim {
+
+FlowNetwork::FlowNetwork(std::vector<double> link_capacity, std::size_t max_flows, Reschedule reschedule)
+    : capacity_(std::move(link_capacity)),
+      flows_on_link_(capacity_.size()),
+      flows_(max_flows),
+      reschedule_(std::move(reschedule)),
+      link_mark_(capacity_.size(), 0),
+      flow_mark_(max_flows, 0) {}
+
+void FlowNetwork::set_trace(Trace* trace, std::vector<int> link_tracks) {
+  trace_ = trace;
+  link_tracks_ = std::move(link_tracks);
+}
+
+void FlowNetwork::start(std::uint32_t flow, const std::vector<std::uint32_t>& links, double wire_bytes,
+                        double rate_cap, SimTime now) {
+  Flow& f = flows_[flow];
+  f = Flow{&links, wire_bytes, 0.0, rate_cap, now, f.generation + 1, true};
+  for (std::uint32_t l : links) flows_on_link_[l].push_back(flow);
+  resolve_around(links, now);
+}
+
+bool FlowNetwork::finish(std::uint32_t flow, std::uint32_t generation, SimTime now) {
+  Flow& f = flows_[flow];
+  if (!f.active || f.generation != generation) return false;
+  f.active = false;
+  for (std::uint32_t l : *f.links) {
+    auto& on = flows_on_link_[l];
+    auto it = std::find(on.begin(), on.end(), flow);
+    *it = on.back();  // swap-remove: order inside a link does not affect the solution
+    on.pop_back();
+  }
+  resolve_around(*f.links, now);
+  return true;
+}
+
+void FlowNetwork::collect_component(const std::vector<std::uint32_t>& seed_links) {
+  ++epoch_;
+  comp_links_.clear();
+  comp_flows_.clear();
+  for (std::uint32_t l : seed_links) {
+    if (link_mark_[l] != epoch_) {
+      link_mark_[l] = epoch_;
+      comp_links_.push_back(l);
+    }
+  }
+  // Breadth-first over link -> flows on it -> their links; comp_links_ grows while we walk it.
+  for (std::size_t i = 0; i < comp_links_.size(); ++i) {
+    for (std::uint32_t fl : flows_on_link_[comp_links_[i]]) {
+      if (flow_mark_[fl] == epoch_) continue;
+      flow_mark_[fl] = epoch_;
+      comp_flows_.push_back(fl);
+      for (std::uint32_t l : *flows_[fl].links) {
+        if (link_mark_[l] != epoch_) {
+          link_mark_[l] = epoch_;
+          comp_links_.push_back(l);
+        }
+      }
+    }
+  }
+}
+
+void FlowNetwork::resolve_around(const std::vector<std::uint32_t>& seed_links, SimTime now) {
+  collect_component(seed_links);
+  // Local dense indices for the solver; sorted so the problem (and thus rounding) is deterministic.
+  std::sort(comp_links_.begin(), comp_links_.end());
+  std::sort(comp_flows_.begin(), comp_flows_.end());
+  MaxMinProblem problem;
+  problem.capacity.reserve(comp_links_.size());
+  for (std::uint32_t l : comp_links_) problem.capacity.push_back(capacity_[l]);
+  problem.bound.reserve(comp_flows_.size());
+  problem.uses.reserve(comp_flows_.size());
+  for (std::uint32_t fl : comp_flows_) {
+    problem.bound.push_back(flows_[fl].cap);
+    std::vector<std::uint32_t> uses;
+    uses.reserve(flows_[fl].links->size());
+    for (std::uint32_t l : *flows_[fl].links) {
+      uses.push_back(static_cast<std::uint32_t>(
+          std::lower_bound(comp_links_.begin(), comp_links_.end(), l) - comp_links_.begin()));
+    }
+    problem.uses.push_back(std::move(uses));
+  }
+  const std::vector<double> rates = solve_maxmin(problem);
+  for (std::size_t i = 0; i < comp_flows_.size(); ++i) apply_rate(comp_flows_[i], rates[i], now);
+  if (trace_ != nullptr) trace_loads(now);
+}
+
+void FlowNetwork::apply_rate(std::uint32_t flow, double rate, SimTime now) {
+  Flow& f = flows_[flow];
+  if (rate == f.rate) return;  // unchanged rate: the pending finish event stays valid
+  f.remaining = std::max(0.0, f.remaining - f.rate * (now - f.updated).seconds());
+  f.updated = now;
+  f.rate = rate;
+  ++f.generation;
+  if (rate > 0.0) reschedule_(flow, now + transfer_time(f.remaining, Bandwidth{rate}), f.generation);
+}
+
+void FlowNetwork::trace_loads(SimTime now) {
+  for (std::uint32_t l : comp_links_) {
+    double load = 0.0;
+    for (std::uint32_t fl : flows_on_link_[l]) load += flows_[fl].rate;
+    trace_->counters.push_back(TraceCounter{link_tracks_[l], now, load * 1e-9});
+  }
+}
+
+}  // namespace ccforge::sim

@@ -1,0 +1,58 @@
+// Links as shared resources: active flows get max-min fair rates, re-solved only for the connected
+// component of flows and links touched when a flow starts or ends (SimGrid's selective update). Flows
+// progress lazily: `remaining` is settled only when a flow's rate changes.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include "ccforge/common/units.hpp"
+
+namespace ccforge::sim {
+
+struct Trace;
+
+class FlowNetwork {
+ public:
+  // Called for each flow whose predicted finish time changed; `generation` lets stale ones be dropped.
+  using Reschedule = std::function<void(std::uint32_t flow, SimTime finish, std::uint32_t generation)>;
+
+  FlowNetwork(std::vector<double> link_capacity, std::size_t max_flows, Reschedule reschedule);
+
+  // Optional: link load counters go to `trace` on `link_tracks[link]`.
+  void set_trace(Trace* trace, std::vector<int> link_tracks);
+
+  void start(std::uint32_t flow, const std::vector<std::uint32_t>& links, double wire_bytes,
+             double rate_cap, SimTime now);
+  // True when the event is current; then the flow is removed and its neighbours re-solved.
+  bool finish(std::uint32_t flow, std::uint32_t generation, SimTime now);
+
+ private:
+  struct Flow {
+    const std::vector<std::uint32_t>* links = nullptr;
+    double remaining = 0.0;
+    double rate = 0.0;
+    double cap = 0.0;
+    SimTime updated;
+    std::uint32_t generation = 0;
+    bool active = false;
+  };
+  void resolve_around(const std::vector<std::uint32_t>& seed_links, SimTime now);
+  void collect_component(const std::vector<std::uint32_t>& seed_links);
+  void apply_rate(std::uint32_t flow, double rate, SimTime now);
+  void trace_loads(SimTime now);
+
+  std::vector<double> capacity_;
+  std::vector<std::vector<std::uint32_t>> flows_on_link_;
+  std::vector<Flow> flows_;
+  Reschedule reschedule_;
+  // Component search scratch, reused: epoch marks clear in O(1).
+  std::vector<std::uint32_t> link_mark_, flow_mark_;
+  std::uint32_t epoch_ = 0;
+  std::vector<std::uint32_t> comp_links_, comp_flows_;
+  Trace* trace_ = nullptr;
+  std::vector<int> link_tracks_;
+};
+
+}  // namespace ccforge::sim

@@ -1,0 +1,94 @@
+#include "lowering.hpp"
+
+#include <algorithm>
+
+namespace ccforge::sim {
+
+Lowering::Lowering(const topo::Topology& topo, const ParamTable& params, Trace* trace)
+    : topo_(topo),
+      params_(params),
+      trace_(trace),
+      route_paths_(static_cast<std::size_t>(topo.num_gpus()) * topo.num_gpus(), kNoPath) {}
+
+PathId Lowering::route_path(int src, int dst) {
+  PathId& p = route_paths_[static_cast<std::size_t>(src) * topo_.num_gpus() + dst];
+  if (p == kNoPath) {
+    const topo::Route& r = topo_.route(src, dst);
+    std::vector<std::uint32_t> links;
+    links.reserve(r.links.size());
+    for (LinkId l : r.links) links.push_back(l.v);
+    p = graph_.add_path(std::move(links));
+  }
+  return p;
+}
+
+TaskId Lowering::add_transfer(int src, int dst, double payload, const ProtocolCosts& costs, int track,
+                              std::uint32_t label) {
+  const topo::Route& r = topo_.route(src, dst);
+  SimTime delay = r.latency + sync_cost(costs, r.path_class);
+  if (r.path_class == topo::PathClass::Net) delay += SimTime::from_us(params_.get("sim.net.proxy_us"));
+  Task t;
+  t.delay = delay;
+  t.wire_bytes = payload / costs.wire_efficiency;
+  t.rate_cap = costs.tb_bytes_per_s;
+  t.path = route_path(src, dst);
+  t.track = track;
+  t.label = label;
+  return graph_.add(t);
+}
+
+TaskId Lowering::add_fabric_op(PathId path, double wire_bytes, double rate_cap, SimTime delay, int track,
+                               std::uint32_t label) {
+  Task t;
+  t.delay = delay;
+  t.wire_bytes = wire_bytes;
+  t.rate_cap = rate_cap;
+  t.path = path;
+  t.track = track;
+  t.label = label;
+  return graph_.add(t);
+}
+
+TaskId Lowering::add_local(SimTime duration, int track, std::uint32_t label) {
+  Task t;
+  t.delay = duration;
+  t.track = track;
+  t.label = label;
+  return graph_.add(t);
+}
+
+PathId Lowering::union_path(const std::vector<std::pair<int, int>>& gpu_pairs) {
+  std::vector<std::uint32_t> links;
+  for (auto [src, dst] : gpu_pairs) {
+    for (LinkId l : topo_.route(src, dst).links) links.push_back(l.v);
+  }
+  std::sort(links.begin(), links.end());
+  links.erase(std::unique(links.begin(), links.end()), links.end());
+  return graph_.add_path(std::move(links));
+}
+
+int Lowering::track(const std::string& name) {
+  if (trace_ == nullptr) return -1;
+  auto [it, inserted] = tracks_by_name_.try_emplace(name, -1);
+  if (inserted) it->second = trace_->add_track(name);
+  return it->second;
+}
+
+EngineStats Lowering::run() {
+  EngineLinks links;
+  const auto& topo_links = topo_.links();
+  links.capacity.reserve(topo_links.size());
+  for (const topo::Link& l : topo_links) {
+    links.capacity.push_back(l.bandwidth.bytes_per_s * link_efficiency(params_, l.kind, arch()));
+  }
+  if (trace_ != nullptr) {
+    links.trace_tracks.reserve(topo_links.size());
+    for (const topo::Link& l : topo_links) {
+      links.trace_tracks.push_back(trace_->add_track("link " + topo_.vertex(l.src).name + " -> " +
+                                                     topo_.vertex(l.dst).name + " (" + l.detail + ")"));
+    }
+  }
+  return run_task_graph(graph_, links, trace_);
+}
+
+}  // namespace ccforge::sim

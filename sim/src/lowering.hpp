@@ -1,0 +1,52 @@
+// Shared helpers for turning an algorithm (MSCCL or NCCL's) into a TaskGraph on one topology: route
+// paths cached per GPU pair, transfer tasks with their alpha and caps, trace tracks.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "ccforge/sim/sim.hpp"
+#include "costs.hpp"
+#include "engine.hpp"
+#include "task_graph.hpp"
+
+namespace ccforge::sim {
+
+class Lowering {
+ public:
+  Lowering(const topo::Topology& topo, const ParamTable& params, Trace* trace);
+
+  const topo::Topology& topo() const { return topo_; }
+  const ParamTable& params() const { return params_; }
+  topo::GpuArch arch() const { return topo_.gpu(0).arch; }
+  TaskGraph& graph() { return graph_; }
+  Trace* trace() { return trace_; }
+
+  // A point-to-point transfer of `payload` bytes with the protocol's alpha, wire overhead and cap.
+  TaskId add_transfer(int src, int dst, double payload, const ProtocolCosts& costs, int track, std::uint32_t label);
+  // A task carried by a path that is the union of several routes (NVLS: one reduce or multicast
+  // operation loads every GPU's switch port once).
+  TaskId add_fabric_op(PathId path, double wire_bytes, double rate_cap, SimTime delay, int track, std::uint32_t label);
+  // Local work (copy, reduce, nop or a pure barrier) of fixed duration.
+  TaskId add_local(SimTime duration, int track, std::uint32_t label);
+
+  PathId union_path(const std::vector<std::pair<int, int>>& gpu_pairs);
+
+  // Track id for a threadblock (created on first use), -1 when not tracing.
+  int track(const std::string& name);
+
+  EngineStats run();
+
+ private:
+  PathId route_path(int src, int dst);
+
+  const topo::Topology& topo_;
+  const ParamTable& params_;
+  Trace* trace_;
+  TaskGraph graph_;
+  std::vector<PathId> route_paths_;  // src * ngpus + dst, kNoPath until first use
+  std::map<std::string, int> tracks_by_name_;
+};
+
+}  // namespace ccforge::sim

@@ -1,0 +1,189 @@
+// Lowers an MSCCL algorithm to tasks exactly as msccl-executor-nccl runs it (formats.md §1.4, §1.7):
+// the buffer is cut into nchunksperloop chunks, each tb program is re-run once per tile of a chunk,
+// steps of a tb run in order, cross-tb deps wait within the same iteration, and the k-th send on a
+// (src, dst, channel) connection feeds the k-th receive.
+#include <algorithm>
+#include <map>
+#include <tuple>
+
+#include <fmt/core.h>
+
+#include "ccforge/sim/sim.hpp"
+#include "lowering.hpp"
+
+namespace ccforge::sim {
+namespace {
+
+// Executor tile per chunk per iteration (formats.md §1.7, msccl-executor-nccl c6f6b36d
+// src/misc/msccl/msccl_setup.cc): Simple 4 steps x 512 KiB; LL 32 KiB; LL128 614,400 x 15/16.
+ByteCount tile_bytes(ir::Protocol proto) {
+  switch (proto) {
+    case ir::Protocol::Simple: return 2u << 20;
+    case ir::Protocol::LL: return 32u << 10;
+    case ir::Protocol::LL128: return 576000;
+  }
+  return 2u << 20;
+}
+
+bool sends(ir::OpType t) {
+  using O = ir::OpType;
+  return t == O::Send || t == O::RecvCopySend || t == O::RecvReduceSend || t == O::RecvReduceCopySend;
+}
+bool receives(ir::OpType t) {
+  using O = ir::OpType;
+  return t == O::Recv || t == O::RecvCopySend || t == O::RecvReduceSend || t == O::RecvReduceCopy ||
+         t == O::RecvReduceCopySend;
+}
+
+struct StepRef {
+  int rank, tb, step;
+};
+using Connection = std::tuple<int, int, int>;  // src rank, dst rank, channel
+
+void check_fits(const topo::Topology& topo, const ir::Algorithm& algo, const CallSpec& call) {
+  const std::string file = algo.source_file.empty() ? algo.name : algo.source_file;
+  if (algo.ngpus != topo.num_gpus()) {
+    throw DiagError(Diag{{file, 1}, fmt::format("algorithm is for {} GPUs but topology {} has {}", algo.ngpus,
+                                                topo.name(), topo.num_gpus()),
+                         fmt::format("use an algorithm with ngpus=\"{}\"", topo.num_gpus())});
+  }
+  const ByteCount unit = static_cast<ByteCount>(call.dtype.bytes) * algo.nchunksperloop;
+  if (call.bytes == 0 || call.bytes % unit != 0) {
+    throw DiagError(Diag{{file, 1}, fmt::format("size {} B does not split into nchunksperloop={} chunks of whole {} elements",
+                                                call.bytes, algo.nchunksperloop, call.dtype.name),
+                         fmt::format("use a multiple of {} B", unit)});
+  }
+}
+
+class MscclLowering {
+ public:
+  MscclLowering(Lowering& low, const ir::Algorithm& algo) : low_(low), algo_(algo) {
+    costs_ = protocol_costs(low.params(), algo.protocol, low.arch());
+    for (int t = 0; t <= static_cast<int>(ir::OpType::Nop); ++t) {
+      labels_[t] = low.graph().add_label(ir::to_string(static_cast<ir::OpType>(t)));
+    }
+  }
+
+  void lower(ByteCount chunk_bytes) {
+    const ByteCount tile = tile_bytes(algo_.protocol);
+    const ByteCount iters = (chunk_bytes + tile - 1) / tile;
+    std::vector<TaskId> last_of_tb;  // per (rank, tb), last task of the previous iteration
+    for (ByteCount it = 0; it < iters; ++it) {
+      const double bytes = static_cast<double>(std::min(tile, chunk_bytes - it * tile));
+      lower_iteration(bytes, last_of_tb);
+    }
+  }
+
+  StepRef step_of(TaskId t) const { return step_refs_[t]; }
+
+ private:
+  void lower_iteration(double tile_bytes, std::vector<TaskId>& last_of_tb) {
+    // First pass: a task per step, serial within a tb.
+    std::vector<std::vector<std::vector<TaskId>>> task(algo_.gpus.size());
+    std::map<Connection, std::vector<TaskId>> sent, received;
+    std::size_t flat = 0;
+    const bool first = last_of_tb.empty();
+    for (const ir::GpuProgram& gpu : algo_.gpus) {
+      auto& per_tb = task[gpu.rank];
+      per_tb.resize(gpu.tbs.size());
+      for (const ir::ThreadBlock& tb : gpu.tbs) {
+        const int track = low_.track(fmt::format("rank {} tb {} (send {} recv {} ch {})", gpu.rank, tb.id,
+                                                 tb.send_peer, tb.recv_peer, tb.channel));
+        for (std::size_t s = 0; s < tb.steps.size(); ++s) {
+          const ir::Step& step = tb.steps[s];
+          const TaskId t = add_step(gpu.rank, tb, step, tile_bytes, track);
+          step_refs_.push_back(StepRef{gpu.rank, tb.id, static_cast<int>(s)});
+          if (s > 0) low_.graph().depend(per_tb[tb.id].back(), t);
+          else if (!first) low_.graph().depend(last_of_tb[flat], t);
+          per_tb[tb.id].push_back(t);
+          if (sends(step.type)) sent[{gpu.rank, tb.send_peer, tb.channel}].push_back(t);
+          if (receives(step.type)) received[{tb.recv_peer, gpu.rank, tb.channel}].push_back(t);
+        }
+        if (first) last_of_tb.push_back(0);
+        if (!per_tb[tb.id].empty()) last_of_tb[flat] = per_tb[tb.id].back();
+        ++flat;
+      }
+    }
+    // Second pass: cross-tb deps and send -> receive pairs.
+    for (const ir::GpuProgram& gpu : algo_.gpus) {
+      for (const ir::ThreadBlock& tb : gpu.tbs) {
+        for (std::size_t s = 0; s < tb.steps.size(); ++s) {
+          const ir::Step& step = tb.steps[s];
+          if (step.dep_tb < 0) continue;
+          if (step.dep_tb >= static_cast<int>(gpu.tbs.size()) || step.dep_step < 0 ||
+              step.dep_step >= static_cast<int>(gpu.tbs[step.dep_tb].steps.size())) {
+            throw DiagError(Diag{{algo_.source_file, step.line},
+                                 fmt::format("rank {} tb {} step {} depends on missing tb {} step {}", gpu.rank,
+                                             tb.id, s, step.dep_tb, step.dep_step),
+                                 "point depid/deps at an existing step"});
+          }
+          low_.graph().depend(task[gpu.rank][step.dep_tb][step.dep_step], task[gpu.rank][tb.id][s]);
+        }
+      }
+    }
+    pair_connections(sent, received);
+  }
+
+  TaskId add_step(int rank, const ir::ThreadBlock& tb, const ir::Step& step, double tile_bytes, int track) {
+    const double bytes = tile_bytes * std::max(step.count, 0);
+    const std::uint32_t label = labels_[static_cast<int>(step.type)];
+    const topo::GpuArch arch = low_.arch();
+    if (sends(step.type)) return low_.add_transfer(rank, tb.send_peer, bytes, costs_, track, label);
+    switch (step.type) {
+      case ir::OpType::Copy: return low_.add_local(local_copy_time(low_.params(), arch, bytes), track, label);
+      case ir::OpType::Reduce:
+      case ir::OpType::RecvReduceCopy:
+        return low_.add_local(local_reduce_time(low_.params(), arch, bytes), track, label);
+      default: return low_.add_local(SimTime{0}, track, label);
+    }
+  }
+
+  void pair_connections(const std::map<Connection, std::vector<TaskId>>& sent,
+                        const std::map<Connection, std::vector<TaskId>>& received) {
+    for (const auto& [conn, sends_on_conn] : sent) {
+      auto it = received.find(conn);
+      const std::size_t nrecv = it == received.end() ? 0 : it->second.size();
+      if (nrecv != sends_on_conn.size()) throw_unmatched(conn, sends_on_conn.size(), nrecv);
+      for (std::size_t k = 0; k < nrecv; ++k) low_.graph().depend(sends_on_conn[k], it->second[k]);
+    }
+    for (const auto& [conn, recvs] : received) {
+      if (!sent.contains(conn)) throw_unmatched(conn, 0, recvs.size());
+    }
+  }
+
+  [[noreturn]] void throw_unmatched(const Connection& conn, std::size_t nsend, std::size_t nrecv) const {
+    const auto [src, dst, ch] = conn;
+    throw DiagError(Diag{{algo_.source_file, algo_.gpus.at(src).line},
+                         fmt::format("rank {} sends {} steps to rank {} on channel {} but rank {} receives {}", src,
+                                     nsend, dst, ch, dst, nrecv),
+                         "every send needs a matching receive on the same channel (run `ccforge ir check`)"});
+  }
+
+  Lowering& low_;
+  const ir::Algorithm& algo_;
+  ProtocolCosts costs_;
+  std::uint32_t labels_[static_cast<int>(ir::OpType::Nop) + 1] = {};
+  std::vector<StepRef> step_refs_;
+};
+
+}  // namespace
+
+SimResult simulate(const topo::Topology& topo, const ir::Algorithm& algo, const CallSpec& call,
+                   const SimParams& params, Trace* trace) {
+  check_fits(topo, algo, call);
+  Lowering low(topo, params.table, trace);
+  MscclLowering msccl(low, algo);
+  msccl.lower(call.bytes / algo.nchunksperloop);
+  const EngineStats stats = low.run();
+  if (stats.unfinished > 0) {
+    const StepRef s = msccl.step_of(stats.first_unfinished);
+    throw DiagError(Diag{{algo.source_file, algo.gpus.at(s.rank).tbs.at(s.tb).steps.at(s.step).line},
+                         fmt::format("algorithm deadlocks: {} steps never run, first rank {} tb {} step {}",
+                                     stats.unfinished, s.rank, s.tb, s.step),
+                         "fix the dependency cycle (run `ccforge ir check`)"});
+  }
+  const ProtocolCosts costs = protocol_costs(params.table, algo.protocol, topo.gpu(0).arch);
+  return SimResult{stats.makespan + costs.base, algo.name, stats.events, stats.transfers};
+}
+
+}  // namespace ccforge::sim

@@ -1,0 +1,30 @@
+// What NCCL's tuner sees of a topology, and its per-(algorithm, protocol) time estimate.
+#pragma once
+
+#include <optional>
+
+#include "ccforge/sim/sim.hpp"
+
+namespace ccforge::sim::nccl {
+
+struct NcclView {
+  int nranks = 1;
+  int nnodes = 1;
+  int ppn = 1;                 // GPUs per node
+  int arch = 2;                // tuning-table row: Volta 0, Ampere 1, Hopper 2, Blackwell 3
+  int intra_hw = 0;            // kHwNvlink or kHwPci
+  double intra_bw_gbs = 0.0;   // per-GPU bus bandwidth inside a node, NCCL units
+  double inter_bw_gbs = 0.0;   // per-GPU network bandwidth (its NIC), NCCL units
+  bool nvls = false;           // NVSwitch with multicast (Hopper+)
+  int nchannels = 1;           // ring/tree channels (NCCL_MIN_NCHANNELS in the reference runs)
+};
+
+NcclView make_view(const topo::Topology& topo, const ParamTable& params);
+
+// NCCL's estimate in microseconds, or nullopt when NCCL would not run (algo, proto) for this call.
+std::optional<double> model_time_us(const NcclView& view, ir::Collective coll, int algo, int proto, double bytes);
+
+// Channels NCCL actually uses for a call (thins them for small sizes).
+int channels_for_call(const NcclView& view, int algo, int proto, double bytes);
+
+}  // namespace ccforge::sim::nccl

@@ -1,0 +1,128 @@
+// NCCL baseline: parse the request, reproduce NCCL's choice with its tuning model, then run the
+// chosen algorithm as data movement on the engine.
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <limits>
+
+#include <fmt/core.h>
+
+#include "ccforge/sim/sim.hpp"
+#include "costs.hpp"
+#include "nccl_lowering.hpp"
+#include "nccl_model.hpp"
+#include "tuning_tables.hpp"
+
+namespace ccforge::sim {
+namespace {
+
+constexpr NcclAlgo kAlgos[] = {NcclAlgo::Tree, NcclAlgo::Ring, NcclAlgo::Nvls, NcclAlgo::NvlsTree, NcclAlgo::Pat};
+constexpr ir::Protocol kProtos[] = {ir::Protocol::LL, ir::Protocol::LL128, ir::Protocol::Simple};
+
+int algo_index(NcclAlgo a) {
+  switch (a) {
+    case NcclAlgo::Tree: return nccl::kTree;
+    case NcclAlgo::Ring: return nccl::kRing;
+    case NcclAlgo::Nvls: return nccl::kNvls;
+    case NcclAlgo::NvlsTree: return nccl::kNvlsTree;
+    case NcclAlgo::Pat: return nccl::kPat;
+  }
+  return nccl::kRing;
+}
+
+int proto_index(ir::Protocol p) {
+  switch (p) {
+    case ir::Protocol::LL: return nccl::kLL;
+    case ir::Protocol::LL128: return nccl::kLL128;
+    case ir::Protocol::Simple: return nccl::kSimple;
+  }
+  return nccl::kSimple;
+}
+
+std::string lower_case(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+}  // namespace
+
+const char* to_string(NcclAlgo algo) {
+  switch (algo) {
+    case NcclAlgo::Tree: return "tree";
+    case NcclAlgo::Ring: return "ring";
+    case NcclAlgo::Nvls: return "nvls";
+    case NcclAlgo::NvlsTree: return "nvlstree";
+    case NcclAlgo::Pat: return "pat";
+  }
+  return "ring";
+}
+
+std::string NcclChoice::name() const { return fmt::format("nccl:{}:{}", to_string(algo), ir::to_string(proto)); }
+
+std::optional<NcclRequest> parse_nccl_request(std::string_view text) {
+  const std::string s = lower_case(text);
+  if (s == "nccl") return NcclRequest{};
+  if (!s.starts_with("nccl:")) return std::nullopt;
+  const std::string rest = s.substr(5);
+  const auto colon = rest.find(':');
+  const std::string algo_name = rest.substr(0, colon);
+  NcclRequest req;
+  for (NcclAlgo a : kAlgos) {
+    if (algo_name == to_string(a)) req.algo = a;
+  }
+  if (!req.algo) return std::nullopt;
+  if (colon != std::string::npos) {
+    req.proto = ir::protocol_from_string(rest.substr(colon + 1));
+    if (!req.proto) return std::nullopt;
+  }
+  return req;
+}
+
+NcclChoice nccl_choose(const topo::Topology& topo, ir::Collective coll, ByteCount bytes, const NcclRequest& request,
+                       const SimParams& params) {
+  const nccl::NcclView view = nccl::make_view(topo, params.table);
+  NcclChoice best;
+  best.model_us = std::numeric_limits<double>::infinity();
+  for (NcclAlgo a : kAlgos) {
+    if (request.algo && *request.algo != a) continue;
+    for (ir::Protocol p : kProtos) {
+      if (request.proto && *request.proto != p) continue;
+      const auto t = nccl::model_time_us(view, coll, algo_index(a), proto_index(p), static_cast<double>(bytes));
+      if (t && *t < best.model_us) best = NcclChoice{a, p, 0, *t};
+    }
+  }
+  if (!std::isfinite(best.model_us)) {
+    throw DiagError(Diag{{topo.source_file(), 0},
+                         fmt::format("NCCL cannot run {} as {}{}{} here", ir::to_string(coll),
+                                     request.algo ? to_string(*request.algo) : "any algorithm",
+                                     request.proto ? " with protocol " : "",
+                                     request.proto ? ir::to_string(*request.proto) : ""),
+                         "NVLS needs Hopper+ NVSwitch and one node, tree is allreduce only, NVLS is Simple only, "
+                         "nvlstree and pat are not modelled; use --algo nccl"});
+  }
+  best.nchannels = nccl::channels_for_call(view, algo_index(best.algo), proto_index(best.proto),
+                                           static_cast<double>(bytes));
+  return best;
+}
+
+SimResult simulate_nccl(const topo::Topology& topo, ir::Collective coll, const CallSpec& call,
+                        const NcclRequest& request, const SimParams& params, Trace* trace) {
+  const NcclChoice choice = nccl_choose(topo, coll, call.bytes, request, params);
+  Lowering low(topo, params.table, trace);
+  const nccl::NcclCall ncall{coll, static_cast<double>(call.bytes), choice.proto, choice.nchannels};
+  SimTime base = protocol_costs(params.table, choice.proto, topo.gpu(0).arch).base;
+  switch (choice.algo) {
+    case NcclAlgo::Ring: nccl::lower_ring(low, ncall); break;
+    case NcclAlgo::Tree: nccl::lower_tree(low, ncall); break;
+    case NcclAlgo::Nvls:
+      nccl::lower_nvls(low, ncall);
+      base = SimTime::from_us(params.table.get("sim.nvls.base_us"));
+      break;
+    default: break;  // nccl_choose never picks the others
+  }
+  const EngineStats stats = low.run();
+  return SimResult{stats.makespan + base, choice.name(), stats.events, stats.transfers};
+}
+
+}  // namespace ccforge::sim

@@ -1,0 +1,97 @@
+// Every constant of the simulator's physical model: value, unit, source. Profiles override by name
+// ("sim." entries); `ccforge sim --dump-params` prints this table. NCCL's own tuning-model tables (used
+// only to reproduce NCCL's choice of algorithm, not to time anything) live in nccl/tuning_tables.hpp.
+#include "ccforge/sim/sim.hpp"
+
+#include <string>
+
+namespace ccforge::sim {
+namespace {
+
+const std::string kTuning = "NCCL v2.28.9 src/graph/tuning.cc ncclTunerConstantsDefaults";
+const std::string kSearch = "NCCL v2.28.9 src/graph/search.cc";
+
+std::vector<Param> protocol_params() {
+  return {
+      // Wire efficiency: payload bytes per byte on the link.
+      {"sim.proto.LL.wire_efficiency", 0.5, "ratio", "LL line = 8 B data + 8 B flag (NCCL src/device/prims_ll.h)"},
+      {"sim.proto.LL128.wire_efficiency", 120.0 / 128.0, "ratio",
+       "LL128 line = 120 B data + 8 B flag (NCCL src/device/prims_ll128.h)"},
+      {"sim.proto.Simple.wire_efficiency", 1.0, "ratio", "Simple sends full payload, flags out of band"},
+      // Per-step protocol handoff beyond the route's own latency. NCCL's per-step latencies
+      // (hwLatencies[path][RING][proto]) minus the LL one, which equals the route latency the topology
+      // already charges (LL's flag travels inside the data line).
+      {"sim.sync.LL.nvlink_us", 0.0, "us", kTuning + " hwLatencies[NVLINK][RING]: LL 0.6 - LL 0.6"},
+      {"sim.sync.LL128.nvlink_us", 1.3, "us", kTuning + " hwLatencies[NVLINK][RING]: LL128 1.9 - LL 0.6"},
+      {"sim.sync.Simple.nvlink_us", 2.8, "us", kTuning + " hwLatencies[NVLINK][RING]: SIMPLE 3.4 - LL 0.6"},
+      {"sim.sync.LL.pcie_us", 0.0, "us", kTuning + " hwLatencies[PCI][RING]: LL 1.0 - LL 1.0"},
+      {"sim.sync.LL128.pcie_us", 1.5, "us", kTuning + " hwLatencies[PCI][RING]: LL128 2.5 - LL 1.0"},
+      {"sim.sync.Simple.pcie_us", 4.7, "us", kTuning + " hwLatencies[PCI][RING]: SIMPLE 5.7 - LL 1.0"},
+      {"sim.sync.LL.net_us", 0.0, "us", kTuning + " hwLatencies[NET][RING]: LL 2.7 - LL 2.7"},
+      {"sim.sync.LL128.net_us", 1.3, "us", kTuning + " hwLatencies[NET][RING]: LL128 4.0 - LL 2.7"},
+      {"sim.sync.Simple.net_us", 11.3, "us", kTuning + " hwLatencies[NET][RING]: SIMPLE 14.0 - LL 2.7"},
+      // Per-collective base latency: kernel launch, argument load, final barrier.
+      {"sim.base.LL_us", 6.6, "us", kTuning + " baseLatencies[RING][LL]"},
+      {"sim.base.LL128_us", 14.0, "us", kTuning + " baseLatencies[RING][LL128]"},
+      {"sim.base.Simple_us", 8.4, "us", kTuning + " baseLatencies[RING][SIMPLE]"},
+  };
+}
+
+// Payload one threadblock (one channel) can move per second: one channel cannot fill NVLink.
+std::vector<Param> threadblock_params() {
+  return {
+      {"sim.tb_bw.LL.sm70", 20.4 / 16.0, "GB/s", kTuning + " llMaxBws[VOLTA][1 node] 20.4 over 16 channels"},
+      {"sim.tb_bw.LL.sm80", 87.7 / 16.0, "GB/s", kTuning + " llMaxBws[AMPERE][1 node] 87.7 over 16 channels"},
+      {"sim.tb_bw.LL.sm90", 141.0 / 16.0, "GB/s", kTuning + " llMaxBws[HOPPER][1 node] 141 over 16 channels"},
+      {"sim.tb_bw.LL.sm100", 282.0 / 16.0, "GB/s", kTuning + " llMaxBws[BLACKWELL][1 node] 282 over 16 channels"},
+      {"sim.tb_bw.LL.cdna3", 87.7 / 16.0, "GB/s", "assumed as sm80: no published per-channel figure"},
+      {"sim.tb_bw.LL128.sm70", 20.0, "GB/s", kTuning + " perChMaxRingLL128Bws[VOLTA]"},
+      {"sim.tb_bw.LL128.sm80", 20.0, "GB/s", kTuning + " perChMaxRingLL128Bws[AMPERE]"},
+      {"sim.tb_bw.LL128.sm90", 36.7, "GB/s", kTuning + " perChMaxRingLL128Bws[HOPPER]"},
+      {"sim.tb_bw.LL128.sm100", 73.4, "GB/s", kTuning + " perChMaxRingLL128Bws[BLACKWELL]"},
+      {"sim.tb_bw.LL128.cdna3", 20.0, "GB/s", "assumed as sm80: no published per-channel figure"},
+      {"sim.tb_bw.Simple.sm70", 40.0, "GB/s", kSearch + " speedArrayIntra[0] (fastest per-channel speed searched)"},
+      {"sim.tb_bw.Simple.sm80", 40.0, "GB/s", kSearch + " speedArrayIntra[0] (fastest per-channel speed searched)"},
+      {"sim.tb_bw.Simple.sm90", 60.0, "GB/s", kSearch + " sm90SpeedArrayIntra[0] (fastest per-channel speed searched)"},
+      {"sim.tb_bw.Simple.sm100", 60.0, "GB/s", "assumed as sm90: not re-read for sm100"},
+      {"sim.tb_bw.Simple.cdna3", 40.0, "GB/s", "assumed as sm80: no published per-channel figure"},
+  };
+}
+
+std::vector<Param> hardware_params() {
+  return {
+      // Local reductions and copies stream through HBM (2 reads + 1 write per reduced byte).
+      {"sim.hbm_bw.sm70", 900.0, "GB/s", "NVIDIA V100 SXM2 datasheet, HBM2 900 GB/s"},
+      {"sim.hbm_bw.sm80", 2039.0, "GB/s", "NVIDIA A100 80GB SXM datasheet, HBM2e 2,039 GB/s"},
+      {"sim.hbm_bw.sm90", 3350.0, "GB/s", "NVIDIA H100 SXM5 datasheet, HBM3 3.35 TB/s"},
+      {"sim.hbm_bw.sm100", 8000.0, "GB/s", "NVIDIA DGX B200 datasheet, HBM3e 8 TB/s per GPU"},
+      {"sim.hbm_bw.cdna3", 5300.0, "GB/s", "AMD Instinct MI300X datasheet, HBM3 5.3 TB/s"},
+      // Achievable share of a link's raw rate (packet headers, flow control): NCCL's effective per-link
+      // value over the datasheet's.
+      {"sim.link.nvlink.efficiency.sm70", 20.0 / 25.0, "ratio", "NCCL src/graph/topo.h SM70_NVLINK_BW 20 / datasheet 25 GB/s"},
+      {"sim.link.nvlink.efficiency.sm80", 20.0 / 25.0, "ratio", "NCCL src/graph/topo.h SM80_NVLINK_BW 20 / datasheet 25 GB/s"},
+      {"sim.link.nvlink.efficiency.sm90", 20.6 / 25.0, "ratio", "NCCL src/graph/topo.h SM90_NVLINK_BW 20.6 / datasheet 25 GB/s"},
+      {"sim.link.nvlink.efficiency.sm100", 40.1 / 50.0, "ratio", "NCCL src/graph/topo.h SM100_NVLINK_BW 40.1 / datasheet 50 GB/s"},
+      {"sim.link.nvlink.efficiency.cdna3", 1.0, "ratio", "no NCCL figure for xGMI: raw rate"},
+      {"sim.link.net.efficiency", 12.0 / 12.5, "ratio", "NCCL src/graph/topo.h NET_BW 12 / 100 Gb/s line rate 12.5 GB/s"},
+      // NVSwitch in-network reduction (NVLS: multimem.ld_reduce then multimem.st).
+      {"sim.nvls.efficiency.sm90", 0.85, "ratio", kTuning + " nvlsEfficiency[HOPPER]"},
+      {"sim.nvls.efficiency.sm100", 0.74, "ratio", kTuning + " nvlsEfficiency[BLACKWELL]"},
+      {"sim.nvls.phase_us", 12.5, "us", kTuning + " hwLatencies[NVLINK][NVLS][SIMPLE] 25 us over its two phases"},
+      // Network transfers pass through the CPU proxy thread and the NIC.
+      {"sim.nccl.nchannels", 32, "channels", "NCCL_MIN_NCHANNELS=32 of the published ND H100 v5 runs (Azure/msccl docs/performance-nd-h100-v5.md)"},
+      {"sim.net.proxy_us", 1.0, "us", "NCCL v2.28.9 src/graph/tuning.cc getNetOverhead (Intel CPU: 1 us)"},
+  };
+}
+
+}  // namespace
+
+ParamTable default_sim_params() {
+  ParamTable table;
+  for (auto* group : {&protocol_params, &threadblock_params, &hardware_params}) {
+    for (auto& p : (*group)()) table.add(std::move(p));
+  }
+  return table;
+}
+
+}  // namespace ccforge::sim

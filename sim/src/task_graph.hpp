@@ -1,0 +1,62 @@
+// The engine's input: a DAG of tasks. A task waits for its predecessors, pays a fixed delay (alpha:
+// protocol step latency plus route latency, or the whole cost of a local operation), then, if it has a
+// path, pushes its wire bytes through the links, sharing them max-min fairly with other flows.
+// Both MSCCL algorithms and NCCL's own algorithms are lowered to this form.
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "ccforge/common/units.hpp"
+
+namespace ccforge::sim {
+
+using TaskId = std::uint32_t;
+using PathId = std::uint32_t;
+inline constexpr PathId kNoPath = std::numeric_limits<PathId>::max();
+
+struct Task {
+  SimTime delay;
+  double wire_bytes = 0.0;  // payload divided by the protocol's wire efficiency
+  double rate_cap = std::numeric_limits<double>::infinity();  // wire bytes/s one threadblock sustains
+  PathId path = kNoPath;    // links crossed; kNoPath for local work
+  int track = -1;           // trace track of the issuing threadblock, -1 for none
+  std::uint32_t label = 0;  // index into TaskGraph::labels (trace slice name)
+};
+
+class TaskGraph {
+ public:
+  TaskId add(const Task& task) {
+    tasks_.push_back(task);
+    return static_cast<TaskId>(tasks_.size() - 1);
+  }
+  void depend(TaskId before, TaskId after) { edges_.push_back({before, after}); }
+  PathId add_path(std::vector<std::uint32_t> links) {
+    paths_.push_back(std::move(links));
+    return static_cast<PathId>(paths_.size() - 1);
+  }
+  std::uint32_t add_label(std::string label) {
+    labels_.push_back(std::move(label));
+    return static_cast<std::uint32_t>(labels_.size() - 1);
+  }
+
+  const std::vector<Task>& tasks() const { return tasks_; }
+  const std::vector<std::vector<std::uint32_t>>& paths() const { return paths_; }
+  const std::vector<std::string>& labels() const { return labels_; }
+  struct Edge {
+    TaskId before;
+    TaskId after;
+  };
+  const std::vector<Edge>& edges() const { return edges_; }
+  std::size_t size() const { return tasks_.size(); }
+
+ private:
+  std::vector<Task> tasks_;
+  std::vector<Edge> edges_;
+  std::vector<std::vector<std::uint32_t>> paths_;
+  std::vector<std::string> labels_;
+};
+
+}  // namespace ccforge::sim
