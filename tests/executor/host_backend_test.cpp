@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include "algorithms.hpp"
+#include "buffers.hpp"
 #include "ccforge/common/diag.hpp"
 #include "ccforge/executor/executor.hpp"
 
@@ -21,42 +22,9 @@ using testing::add_tb;
 using testing::empty_algorithm;
 using testing::ring_allreduce;
 using testing::step;
-
-// Rank r's input element i is r * 1000 + i % 97: distinct per rank, exact in float (and in half for
-// the small counts used with half), so the order of a sum does not matter.
-std::vector<RankBuffers> make_buffers(const CallSpec& call, int n) {
-  std::vector<RankBuffers> buffers(static_cast<std::size_t>(n));
-  for (int r = 0; r < n; ++r) {
-    const BufferLayout layout = buffer_layout(call, n, r);
-    std::vector<float> input(layout.send_elems);
-    for (std::size_t i = 0; i < input.size(); ++i) input[i] = static_cast<float>(r * 1000 + static_cast<int>(i % 97));
-    auto& b = buffers[static_cast<std::size_t>(r)];
-    std::vector<float> send = input;
-    b.send.resize(send.size() * sizeof(float));
-    std::memcpy(b.send.data(), send.data(), b.send.size());
-    if (call.inplace) {
-      b.recv.assign(layout.inplace_elems * sizeof(float), std::byte{0});
-      std::memcpy(b.recv.data() + layout.inplace_send_offset * sizeof(float), send.data(), b.send.size());
-    } else {
-      b.recv.assign(layout.recv_elems * sizeof(float), std::byte{0});
-    }
-  }
-  return buffers;
-}
-
-std::vector<float> output_of(const CallSpec& call, const RankBuffers& b, int n, int r) {
-  const BufferLayout layout = buffer_layout(call, n, r);
-  std::vector<float> out(layout.recv_elems);
-  const std::size_t offset = call.inplace ? layout.inplace_recv_offset : 0;
-  std::memcpy(out.data(), b.recv.data() + offset * sizeof(float), out.size() * sizeof(float));
-  return out;
-}
-
-float allreduce_sum_expected(int n, std::size_t i) {
-  float sum = 0;
-  for (int r = 0; r < n; ++r) sum += static_cast<float>(r * 1000 + static_cast<int>(i % 97));
-  return sum;
-}
+using testing::allreduce_sum_expected;
+using testing::make_buffers;
+using testing::output_of;
 
 class RingAllReduce : public ::testing::TestWithParam<std::tuple<int, ir::Protocol, std::size_t>> {};
 
