@@ -148,19 +148,21 @@ class NodeBuilder {
   }
 
   // NCCL pairs a GPU with a NIC behind the same PCIe switch, else on the same NUMA node. Several GPUs
-  // and NICs under one switch (NDv4) pair in file order.
+  // and NICs under one switch (NDv4) pair in file order,
+  // round robin when the switch has fewer NICs than GPUs (DGX-1).
   std::optional<std::size_t> nearest_nic(const PlacedGpu& gpu) const {
-    int k = 0;  // how many GPUs under the same switch come before this one in the file
+    std::size_t k = 0;  // how many GPUs under the same switch come before this one in the file
     for (const PlacedGpu& other : gpus_) {
       if (&other == &gpu) break;
       k += other.parent == gpu.parent;
     }
+    std::vector<std::size_t> same_switch, same_numa;
     for (std::size_t i = 0; i < nics_.size(); ++i) {
-      if (nics_[i].parent == gpu.parent && k-- == 0) return i;
+      if (nics_[i].parent == gpu.parent) same_switch.push_back(i);
+      if (nics_[i].numa == gpu.numa) same_numa.push_back(i);
     }
-    for (std::size_t i = 0; i < nics_.size(); ++i) {
-      if (nics_[i].numa == gpu.numa) return i;
-    }
+    if (!same_switch.empty()) return same_switch[k % same_switch.size()];
+    if (!same_numa.empty()) return same_numa.front();
     if (!nics_.empty()) return 0;
     return std::nullopt;
   }
