@@ -71,7 +71,7 @@ class CudaRun {
         if (blocks == 0) continue;
         args[static_cast<std::size_t>(d)].call_index = static_cast<std::uint64_t>(c);
         check_cuda(cudaSetDevice(d), "cudaSetDevice");
-        check_cuda(launch_interpreter(call_.dtype, args[static_cast<std::size_t>(d)], blocks, streams[static_cast<std::size_t>(d)]),
+        check_cuda(launch_interpreter(static_cast<DeviceType>(call_.dtype), args[static_cast<std::size_t>(d)], blocks, streams[static_cast<std::size_t>(d)]),
                    "launching the interpreter with " + std::to_string(blocks) + " blocks");
       }
     }
@@ -88,7 +88,7 @@ class CudaRun {
   void check_coresidency() const {
     for (int d = 0; d < devices_; ++d) {
       int fit = 0;
-      check_cuda(max_coresident_blocks(call_.dtype, d, &fit), "occupancy query");
+      check_cuda(max_coresident_blocks(static_cast<DeviceType>(call_.dtype), d, &fit), "occupancy query");
       const auto need = static_cast<int>(tbs_[static_cast<std::size_t>(d)].size());
       if (need > fit)
         throw DiagError(Diag{{algo_.source_file, 0}, "GPU " + std::to_string(d) + " must run " + std::to_string(need) +

@@ -10,6 +10,8 @@ namespace ccforge::executor::cuda {
 enum DeviceOp : std::int8_t { kSend = 0, kRecv, kRecvCopySend, kRecvReduceSend, kRecvReduceCopy, kRecvReduceCopySend, kCopy, kReduce, kNop };
 enum DeviceBuf : std::int8_t { kInput = 0, kOutput = 1, kScratch = 2 };
 enum DeviceProto : std::int8_t { kProtoSimple = 0, kProtoLL = 1 };
+// Element types in executor::DataType order.
+enum DeviceType : std::int8_t { kHalf = 0, kBFloat16, kFloat, kDouble, kInt32, kInt64 };
 
 struct DeviceStep {
   std::int8_t op;

@@ -7,6 +7,7 @@
 #include <cuda_fp16.h>
 
 #include <cstdint>
+#include <type_traits>
 
 namespace ccforge::executor::cuda {
 namespace {
@@ -219,21 +220,21 @@ __global__ void interpreter_kernel(KernelArgs args) {
 }
 
 template <typename F>
-cudaError_t dispatch(DataType type, F f) {
+cudaError_t dispatch(DeviceType type, F f) {
   switch (type) {
-    case DataType::Half: return f(interpreter_kernel<__half>);
-    case DataType::BFloat16: return f(interpreter_kernel<__nv_bfloat16>);
-    case DataType::Float: return f(interpreter_kernel<float>);
-    case DataType::Double: return f(interpreter_kernel<double>);
-    case DataType::Int32: return f(interpreter_kernel<std::int32_t>);
-    case DataType::Int64: return f(interpreter_kernel<std::int64_t>);
+    case kHalf: return f(interpreter_kernel<__half>);
+    case kBFloat16: return f(interpreter_kernel<__nv_bfloat16>);
+    case kFloat: return f(interpreter_kernel<float>);
+    case kDouble: return f(interpreter_kernel<double>);
+    case kInt32: return f(interpreter_kernel<std::int32_t>);
+    case kInt64: return f(interpreter_kernel<std::int64_t>);
   }
   return cudaErrorInvalidValue;
 }
 
 }  // namespace
 
-cudaError_t max_coresident_blocks(DataType type, int device, int* blocks) {
+cudaError_t max_coresident_blocks(DeviceType type, int device, int* blocks) {
   int sms = 0;
   if (cudaError_t e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device); e != cudaSuccess) return e;
   return dispatch(type, [&](auto kernel) {
@@ -244,7 +245,7 @@ cudaError_t max_coresident_blocks(DataType type, int device, int* blocks) {
   });
 }
 
-cudaError_t launch_interpreter(DataType type, const KernelArgs& args, int blocks, cudaStream_t stream) {
+cudaError_t launch_interpreter(DeviceType type, const KernelArgs& args, int blocks, cudaStream_t stream) {
   return dispatch(type, [&](auto kernel) {
     KernelArgs copy = args;
     void* params[] = {&copy};

@@ -1,9 +1,9 @@
-// Launching the interpreter kernel, one instantiation per element type.
+// Launching the interpreter kernel, one instantiation per element type. Kept free of the project's
+// C++20 headers: nvcc compiles this part as C++17.
 #pragma once
 
 #include <cuda_runtime.h>
 
-#include "ccforge/executor/executor.hpp"
 #include "device_program.hpp"
 
 namespace ccforge::executor::cuda {
@@ -13,10 +13,10 @@ namespace ccforge::executor::cuda {
 inline constexpr int kThreadsPerBlock = 512;
 
 // Blocks of the interpreter that can be resident on `device` at once (occupancy x SMs).
-cudaError_t max_coresident_blocks(DataType type, int device, int* blocks);
+cudaError_t max_coresident_blocks(DeviceType type, int device, int* blocks);
 
 // Cooperative launch: fails instead of starting when not all `blocks` can be co-resident, since the
 // blocks spin-wait on each other.
-cudaError_t launch_interpreter(DataType type, const KernelArgs& args, int blocks, cudaStream_t stream);
+cudaError_t launch_interpreter(DeviceType type, const KernelArgs& args, int blocks, cudaStream_t stream);
 
 }  // namespace ccforge::executor::cuda
