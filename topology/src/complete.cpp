@@ -73,7 +73,8 @@ void fill_nics(const std::vector<RawPci*>& nics, const MachineDescription& machi
   }
 }
 
-void fill_partial(RawTopology& raw, const std::optional<MachineDescription>& machine) {
+// `from_file`: the machine description came from the file's <machine> element, so errors point there.
+void fill_partial(RawTopology& raw, const std::optional<MachineDescription>& machine, bool from_file) {
   const std::vector<RawPci*> gpus = bare_devices(raw, PciRole::Gpu);
   const std::vector<RawPci*> nics = bare_devices(raw, PciRole::Nic);
   if (gpus.empty() && nics.empty()) return;
@@ -82,7 +83,7 @@ void fill_partial(RawTopology& raw, const std::optional<MachineDescription>& mac
     fail(first.loc, fmt::format("partial NCCL topology: PCI device {} has no <{}> element", first.busid, gpus.empty() ? "nic" : "gpu"),
          kMachineFlags);
   }
-  const GpuModel& model = machine_model(*machine, first.loc);
+  const GpuModel& model = machine_model(*machine, from_file ? raw.machine_loc : first.loc);
   fill_gpus(gpus, *machine, model);
   fill_nics(nics, *machine);
 }
@@ -152,7 +153,7 @@ void check_gpus(RawTopology& raw, const std::optional<MachineDescription>& machi
 
 void complete(RawTopology& raw, const std::optional<MachineDescription>& machine) {
   const std::optional<MachineDescription>& chosen = machine ? machine : raw.machine;
-  fill_partial(raw, chosen);
+  fill_partial(raw, chosen, !machine && raw.machine);
   check_gpus(raw, chosen);
 }
 

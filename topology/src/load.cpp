@@ -37,7 +37,10 @@ RawTopology read_node_wrapper(const XmlSource& src, pugi::xml_node node) {
   const pugi::xml_node system = node.child("system");
   if (!system) src.fail(node, "<node> has no <system>", "embed the NCCL topology's <system version=\"1\"> element");
   RawTopology raw = read_nccl_system(src, system);
-  if (const pugi::xml_node machine = node.child("machine")) raw.machine = read_machine(src, machine);
+  if (const pugi::xml_node machine = node.child("machine")) {
+    raw.machine = read_machine(src, machine);
+    raw.machine_loc = src.loc(machine);
+  }
   raw.name = node.attribute("name").value();
   return raw;
 }
@@ -51,7 +54,7 @@ RawTopology read_node_topology(const XmlSource& src, const LoadOptions& options)
   } else if (root == "node") {
     raw = read_node_wrapper(src, src.root());
   } else {
-    src.fail(src.root(), fmt::format("unknown root element <{}>", root), "a node topology is an NCCL <system> or a ccforge <node>");
+    src.fail(src.root(), fmt::format("unknown root element <{}>", root), "ccforge reads an NCCL <system>, a ccforge <node> or <cluster>");
   }
   if (raw.name.empty()) raw.name = std::filesystem::path(src.file()).stem().string();
   complete(raw, options.machine);

@@ -31,7 +31,7 @@ class Reader {
     const std::string version = src_.required(system, "version");
     if (version != "1") {
       src_.fail(system, fmt::format("unsupported <system version=\"{}\">", version),
-                "NCCL topology files have version=\"1\" (NCCL_TOPO_XML_VERSION)");
+                "NCCL topology files have version=\"1\", NCCL_TOPO_XML_VERSION");
     }
     for (pugi::xml_node child : system.children()) {
       if (child.type() != pugi::node_element) continue;

@@ -72,6 +72,7 @@ struct RawTopology {
   std::string name;
   std::vector<RawCpu> cpus;
   std::optional<MachineDescription> machine;  // from a ccforge <node> wrapper, if any
+  SourceLoc machine_loc;                      // of its <machine> element
   SourceLoc loc;                              // of <system>
 };
 

@@ -10,11 +10,11 @@
 namespace ccforge::topo {
 namespace {
 
-// Link weights encode NCCL's preference (graph.h path classes, ncclTopoSetPaths): any path that avoids
-// a worse kind of link beats every path that uses one, so each level costs kLevelBase times the one below
-// (paths have far fewer than kLevelBase hops). Within a level, fewer hops win, then wider links: the
-// bandwidth term adds at most kBandwidthTieBreak of a hop. NCCL ranks bandwidth before hops; on the
-// bundled machines the two orders pick the same paths.
+// Link weights encode NCCL's preference (graph.h path classes, paths.cc ncclTopoSetPaths): any path that
+// avoids a worse kind of link beats every path that uses one, so each level costs kLevelBase times the one
+// below (paths have far fewer than kLevelBase hops). Within a level fewer hops win, as in NCCL's
+// breadth-first search, which never replaces a path by a longer one; then wider links win: the bandwidth
+// term adds less than kBandwidthTieBreak of a hop.
 constexpr double kLevelBase = 1000.0;
 constexpr double kBandwidthTieBreak = 0.01;
 
@@ -60,6 +60,7 @@ std::vector<Route> RouteFinder::row(int src_rank) const {
   boost::dijkstra_shortest_paths(
       graph_, src,
       boost::distance_map(boost::make_iterator_property_map(dist.begin(), index))
+          .distance_inf(std::numeric_limits<double>::infinity())
           .visitor(boost::make_dijkstra_visitor(boost::record_edge_predecessors(
               boost::make_iterator_property_map(pred.begin(), index), boost::on_edge_relaxed()))));
 

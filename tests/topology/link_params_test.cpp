@@ -1,0 +1,32 @@
+#include <set>
+
+#include <gtest/gtest.h>
+
+#include "ccforge/topology/topology.hpp"
+
+namespace ccforge::topo {
+namespace {
+
+TEST(LinkParams, EveryEntryIsLinkPrefixedUniquePositiveAndSourced) {
+  const ParamTable table = default_link_params();
+  std::set<std::string> names;
+  for (const Param& p : table.all()) {
+    EXPECT_TRUE(p.name.starts_with("link.")) << p.name;
+    EXPECT_TRUE(names.insert(p.name).second) << "duplicate " << p.name;
+    EXPECT_GT(p.value, 0.0) << p.name;
+    EXPECT_TRUE(p.unit == "GB/s" || p.unit == "us") << p.name;
+    EXPECT_FALSE(p.source.empty()) << p.name;
+  }
+}
+
+TEST(LinkParams, PhysicalValuesFollowTheSpecs) {
+  const ParamTable t = default_link_params();
+  // H100 datasheet: 900 GB/s bidirectional over 18 links -> 25 GB/s per link and direction.
+  EXPECT_DOUBLE_EQ(t.get("link.nvlink.sm90.bw_per_link") * 18 * 2, 900.0);
+  // PCIe Gen5 x16: 32 GT/s x 16 lanes x 128/130 / 8 = 63.0 GB/s.
+  EXPECT_NEAR(t.get("link.pcie.gen5.bw_per_lane") * 16, 63.015, 1e-3);
+  EXPECT_DOUBLE_EQ(t.get("link.nccl.nvlink.sm90.bw_per_link"), 20.6);
+}
+
+}  // namespace
+}  // namespace ccforge::topo

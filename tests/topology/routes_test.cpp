@@ -1,0 +1,120 @@
+// Routes on machines whose answers follow from their wiring.
+#include <array>
+#include <thread>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "ccforge/topology/topology.hpp"
+#include "test_paths.hpp"
+
+namespace ccforge::topo {
+namespace {
+
+using testing::bundled;
+
+// DGX-1 NVLink link counts (msccl-tools msccl/topologies/nvidia.py dgx1()), the same matrix the bundled
+// file was written from; 0 = no direct link.
+constexpr std::array<std::array<int, 8>, 8> kDgx1Links{{{0, 2, 1, 1, 2, 0, 0, 0},
+                                                       {2, 0, 1, 2, 0, 1, 0, 0},
+                                                       {1, 1, 0, 2, 0, 0, 2, 0},
+                                                       {1, 2, 2, 0, 0, 0, 0, 1},
+                                                       {2, 0, 0, 0, 0, 2, 1, 1},
+                                                       {0, 1, 0, 0, 2, 0, 1, 2},
+                                                       {0, 0, 2, 0, 1, 1, 0, 2},
+                                                       {0, 0, 0, 1, 1, 2, 2, 0}}};
+
+TEST(Routes, Dgx1DirectPairsUseTheirNvlinksAtCountTimes25GBps) {
+  const Topology t = load_topology(bundled("dgx1-v100.xml"));
+  for (int i = 0; i < 8; ++i) {
+    for (int j = 0; j < 8; ++j) {
+      const int links = kDgx1Links[static_cast<std::size_t>(i)][static_cast<std::size_t>(j)];
+      if (i == j || links == 0) continue;
+      const Route& r = t.route(i, j);
+      EXPECT_EQ(r.path_class, PathClass::Nvl) << i << "->" << j;
+      ASSERT_EQ(r.links.size(), 1u);
+      EXPECT_DOUBLE_EQ(r.bottleneck.gbps(), links * 25.0) << i << "->" << j;
+    }
+  }
+}
+
+TEST(Routes, Dgx1UnlinkedPairsRelayThroughOneGpuOverNvlink) {
+  const Topology t = load_topology(bundled("dgx1-v100.xml"));
+  // 0 and 5 share no NVLink but 0=4 and 4=5 are double links: NVB through GPU 4 at 50 GB/s.
+  const Route& r = t.route(0, 5);
+  EXPECT_EQ(r.path_class, PathClass::Nvb);
+  ASSERT_EQ(r.links.size(), 2u);
+  EXPECT_EQ(t.link(r.links[0]).dst, t.gpu(4).vertex);
+  EXPECT_DOUBLE_EQ(r.bottleneck.gbps(), 50.0);
+  // 0 and 6: every two-hop relay has a single link somewhere, so 25 GB/s.
+  EXPECT_DOUBLE_EQ(t.route(0, 6).bottleneck.gbps(), 25.0);
+  EXPECT_EQ(t.route(0, 6).path_class, PathClass::Nvb);
+}
+
+TEST(Routes, Dgx1MatrixIsSymmetricButNotUniform) {
+  const Topology t = load_topology(bundled("dgx1-v100.xml"));
+  double lowest = 1e9, highest = 0;
+  for (int i = 0; i < 8; ++i) {
+    for (int j = 0; j < 8; ++j) {
+      if (i == j) continue;
+      EXPECT_DOUBLE_EQ(t.route(i, j).bottleneck.gbps(), t.route(j, i).bottleneck.gbps());
+      lowest = std::min(lowest, t.route(i, j).bottleneck.gbps());
+      highest = std::max(highest, t.route(i, j).bottleneck.gbps());
+    }
+  }
+  EXPECT_DOUBLE_EQ(lowest, 25.0);
+  EXPECT_DOUBLE_EQ(highest, 50.0);
+}
+
+TEST(Routes, PcieBoxUsesOneSwitchWithinASocketAndTheCpusAcross) {
+  const Topology t = load_topology(bundled("pcie-4gpu.xml"));
+  const Route& same = t.route(0, 1);
+  EXPECT_EQ(same.path_class, PathClass::Pix);
+  EXPECT_NEAR(same.bottleneck.gbps(), 16 * 16.0 * 128 / 130 / 8, 1e-9);  // Gen4 x16
+  EXPECT_EQ(same.links.size(), 2u);
+  const Route& across = t.route(0, 2);
+  EXPECT_EQ(across.path_class, PathClass::Sys);
+  EXPECT_DOUBLE_EQ(across.bottleneck.gbps(), 16.0);  // NCCL AMD_BW
+  EXPECT_EQ(across.links.size(), 5u);                // GPU-switch-CPU-CPU-switch-GPU
+}
+
+TEST(Routes, Mi300xIsAFullXgmiMesh) {
+  const Topology t = load_topology(bundled("mi300x.xml"));
+  for (int i = 0; i < 8; ++i) {
+    EXPECT_DOUBLE_EQ(t.gpu(i).nvlink_bandwidth.gbps(), 7 * 64.0);
+    for (int j = 0; j < 8; ++j) {
+      if (i == j) continue;
+      EXPECT_EQ(t.route(i, j).links.size(), 1u);
+      EXPECT_EQ(t.link(t.route(i, j).links[0]).kind, LinkKind::Xgmi);
+    }
+  }
+}
+
+TEST(Routes, SelfRouteIsLocalAndEmpty) {
+  const Topology t = load_topology(bundled("ndv5.xml"));
+  EXPECT_EQ(t.route(3, 3).path_class, PathClass::Loc);
+  EXPECT_TRUE(t.route(3, 3).links.empty());
+}
+
+TEST(Routes, ConcurrentFirstUsesAgreeWithSequentialOnes) {
+  const Topology shared = load_topology(bundled("ndv5-x2.xml"));
+  const Topology fresh = load_topology(bundled("ndv5-x2.xml"));
+  std::vector<std::thread> threads;
+  for (int k = 0; k < 8; ++k) {
+    threads.emplace_back([&shared] {
+      for (int s = 0; s < shared.num_gpus(); ++s) {
+        for (int d = 0; d < shared.num_gpus(); ++d) (void)shared.route(s, d);
+      }
+    });
+  }
+  for (std::thread& th : threads) th.join();
+  for (int s = 0; s < fresh.num_gpus(); ++s) {
+    for (int d = 0; d < fresh.num_gpus(); ++d) {
+      EXPECT_EQ(shared.route(s, d).links, fresh.route(s, d).links);
+      EXPECT_EQ(shared.route(s, d).latency, fresh.route(s, d).latency);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace ccforge::topo
