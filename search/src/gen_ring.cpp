@@ -1,6 +1,9 @@
 // Ring family: ring reduce-scatter / allgather / allreduce (RS then AG, Patarasuk and Yuan 2009) over
 // one ring per channel, and the pipelined chain broadcast / reduce along the same orders (NCCL ring
 // broadcast). Each segment is cut into req.chunks pieces sent as separate steps so that hops pipeline.
+// Segments are emitted in descending order within a hop: then every rank but one per hop sends before
+// it receives, so its receive of hop h sits next to its send of hop h+1 and the builder fuses them
+// (rrs, rcs) as in msccl-tools' ring programs.
 #include <algorithm>
 
 #include "generators.hpp"
@@ -25,13 +28,13 @@ void ring_allreduce(Program& prog, const GenRequest& req) {
     const auto o = ring_order(req, j);
     // Segment c is reduced along positions c+1, c+2, .., c (p-1 hops), then broadcast on around the ring.
     for (int hop = 0; hop + 1 < p; ++hop)
-      for (int c = 0; c < p; ++c)
+      for (int c = p - 1; c >= 0; --c)
         for (int t = 0; t < req.chunks; ++t) {
           const int from = o[(c + 1 + hop) % p], to = o[(c + 2 + hop) % p];
           prog.send_reduce(in(from, lay.index(j, c, t)), in(to, lay.index(j, c, t)), j);
         }
     for (int hop = 0; hop + 1 < p; ++hop)
-      for (int c = 0; c < p; ++c)
+      for (int c = p - 1; c >= 0; --c)
         for (int t = 0; t < req.chunks; ++t) {
           const int from = o[(c + hop) % p], to = o[(c + hop + 1) % p];
           prog.send(in(from, lay.index(j, c, t)), in(to, lay.index(j, c, t)), j);
@@ -45,7 +48,7 @@ void ring_allgather(Program& prog, const GenRequest& req) {
   for (int j = 0; j < req.channels; ++j) {
     const auto o = ring_order(req, j);
     for (int hop = 0; hop + 1 < p; ++hop)
-      for (int x = 0; x < p; ++x)
+      for (int x = p - 1; x >= 0; --x)
         for (int t = 0; t < req.chunks; ++t) {
           const int owner = o[x], k = j * req.chunks + t;
           const int from = o[(x + hop) % p], to = o[(x + hop + 1) % p];
@@ -61,7 +64,7 @@ void ring_reducescatter(Program& prog, const GenRequest& req) {
   for (int j = 0; j < req.channels; ++j) {
     const auto o = ring_order(req, j);
     for (int hop = 0; hop + 1 < p; ++hop)
-      for (int x = 0; x < p; ++x)
+      for (int x = p - 1; x >= 0; --x)
         for (int t = 0; t < req.chunks; ++t) {
           const int owner = o[x], k = owner * per_rank + j * req.chunks + t;
           const int from = o[(x + 1 + hop) % p], to = o[(x + 2 + hop) % p];

@@ -10,7 +10,7 @@
 #include <limits>
 
 #include <boost/graph/adjacency_list.hpp>
-#include <boost/graph/boykov_kolmogorov_max_flow.hpp>
+#include <boost/graph/push_relabel_max_flow.hpp>
 
 #include "ccforge/search/search.hpp"
 
@@ -20,11 +20,7 @@ namespace {
 
 using Traits = boost::adjacency_list_traits<boost::vecS, boost::vecS, boost::directedS>;
 using FlowGraph = boost::adjacency_list<
-    boost::vecS, boost::vecS, boost::directedS,
-    boost::property<boost::vertex_index_t, long,
-                    boost::property<boost::vertex_color_t, boost::default_color_type,
-                                    boost::property<boost::vertex_distance_t, long,
-                                                    boost::property<boost::vertex_predecessor_t, Traits::edge_descriptor>>>>,
+    boost::vecS, boost::vecS, boost::directedS, boost::no_property,
     boost::property<boost::edge_capacity_t, double,
                     boost::property<boost::edge_residual_capacity_t, double,
                                     boost::property<boost::edge_reverse_t, Traits::edge_descriptor>>>>;
@@ -47,7 +43,7 @@ double max_flow_to(const CapacityMatrix& cap, double x, int sink) {
     for (int v = 0; v < p; ++v)
       if (cap[u][v] > 0.0) add_arc(g, u, v, cap[u][v]);
   for (int u = 0; u < p; ++u) add_arc(g, p, u, x);
-  return boost::boykov_kolmogorov_max_flow(g, static_cast<std::size_t>(p), static_cast<std::size_t>(sink));
+  return boost::push_relabel_max_flow(g, static_cast<std::size_t>(p), static_cast<std::size_t>(sink));
 }
 
 bool rate_feasible(const CapacityMatrix& cap, double x) {

@@ -8,7 +8,4 @@ namespace ccforge::search {
 
 void write_outputs(const TuneResult& result, const TuneOptions& options);
 
-// The rows of selection.csv, header first (also what `ccforge tune` prints per collective).
-std::vector<std::string> selection_csv_lines(const TuneResult& result);
-
 }  // namespace ccforge::search

@@ -184,4 +184,8 @@ struct TuneResult {
 // finished tasks to out_dir/checkpoint.json so that a killed run continues with options.resume.
 TuneResult tune(const topo::Topology& topo, const TuneOptions& options, const sim::SimParams& params);
 
+// The lines of selection.csv, header first: collective,size_bytes,nccl_us,best_us,speedup,algorithm,
+// protocol,lower_bound_pct.
+std::vector<std::string> selection_csv_lines(const TuneResult& result);
+
 }  // namespace ccforge::search
