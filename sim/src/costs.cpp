@@ -21,6 +21,9 @@ ProtocolCosts protocol_costs(const ParamTable& params, ir::Protocol proto, topo:
   ProtocolCosts c;
   c.wire_efficiency = params.get("sim.proto." + p + ".wire_efficiency");
   c.tb_bytes_per_s = Bandwidth::GBps(params.get("sim.tb_bw." + p + "." + a)).bytes_per_s / c.wire_efficiency;
+  if (const Param* gpu = params.find("sim.gpu_bw." + p + "." + a)) {
+    c.gpu_bytes_per_s = Bandwidth::GBps(gpu->value).bytes_per_s / c.wire_efficiency;
+  }
   c.sync_nvlink = SimTime::from_us(params.get("sim.sync." + p + ".nvlink_us"));
   c.sync_pcie = SimTime::from_us(params.get("sim.sync." + p + ".pcie_us"));
   c.sync_net = SimTime::from_us(params.get("sim.sync." + p + ".net_us"));

@@ -12,6 +12,7 @@ namespace ccforge::sim {
 struct ProtocolCosts {
   double wire_efficiency = 1.0;  // payload / wire bytes
   double tb_bytes_per_s = 0.0;   // wire bytes/s one threadblock sustains (payload cap / efficiency)
+  double gpu_bytes_per_s = 0.0;  // wire bytes/s a whole GPU issues in this protocol; 0 = no such cap
   SimTime sync_nvlink, sync_pcie, sync_net;  // per-step protocol cost beyond the route latency
   SimTime base;                  // per-collective launch and teardown
 };

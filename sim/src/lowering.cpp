@@ -8,30 +8,44 @@ Lowering::Lowering(const topo::Topology& topo, const ParamTable& params, Trace* 
     : topo_(topo),
       params_(params),
       trace_(trace),
-      route_paths_(static_cast<std::size_t>(topo.num_gpus()) * topo.num_gpus(), kNoPath) {}
+      route_paths_(static_cast<std::size_t>(topo.num_gpus()) * topo.num_gpus(), kNoPath),
+      issue_by_gpu_(static_cast<std::size_t>(topo.num_gpus()), kNoPath) {}
 
-PathId Lowering::route_path(int src, int dst) {
+std::uint32_t Lowering::issue_resource(int gpu, double capacity) {
+  std::uint32_t& id = issue_by_gpu_[gpu];
+  if (id == kNoPath) {
+    id = static_cast<std::uint32_t>(topo_.links().size() + extra_capacity_.size());
+    extra_capacity_.push_back(capacity);
+    extra_names_.push_back("rank " + std::to_string(gpu) + " protocol issue rate");
+  }
+  return id;
+}
+
+// One protocol per lowering, so the cache need not be keyed by it.
+PathId Lowering::route_path(int src, int dst, const ProtocolCosts& costs) {
   PathId& p = route_paths_[static_cast<std::size_t>(src) * topo_.num_gpus() + dst];
   if (p == kNoPath) {
     const topo::Route& r = topo_.route(src, dst);
     std::vector<std::uint32_t> links;
-    links.reserve(r.links.size());
+    links.reserve(r.links.size() + 1);
     for (LinkId l : r.links) links.push_back(l.v);
+    if (costs.gpu_bytes_per_s > 0.0) links.push_back(issue_resource(src, costs.gpu_bytes_per_s));
     p = graph_.add_path(std::move(links));
   }
   return p;
 }
 
 TaskId Lowering::add_transfer(int src, int dst, double payload, const ProtocolCosts& costs, int track,
-                              std::uint32_t label) {
+                              std::uint32_t label, bool with_sync) {
   const topo::Route& r = topo_.route(src, dst);
-  SimTime delay = r.latency + sync_cost(costs, r.path_class);
+  SimTime delay = r.latency;
+  if (with_sync) delay += sync_cost(costs, r.path_class);
   if (r.path_class == topo::PathClass::Net) delay += SimTime::from_us(params_.get("sim.net.proxy_us"));
   Task t;
   t.delay = delay;
   t.wire_bytes = payload / costs.wire_efficiency;
   t.rate_cap = costs.tb_bytes_per_s;
-  t.path = route_path(src, dst);
+  t.path = route_path(src, dst, costs);
   t.track = track;
   t.label = label;
   return graph_.add(t);
@@ -57,11 +71,7 @@ TaskId Lowering::add_local(SimTime duration, int track, std::uint32_t label) {
   return graph_.add(t);
 }
 
-PathId Lowering::union_path(const std::vector<std::pair<int, int>>& gpu_pairs) {
-  std::vector<std::uint32_t> links;
-  for (auto [src, dst] : gpu_pairs) {
-    for (LinkId l : topo_.route(src, dst).links) links.push_back(l.v);
-  }
+PathId Lowering::add_path(std::vector<std::uint32_t> links) {
   std::sort(links.begin(), links.end());
   links.erase(std::unique(links.begin(), links.end()), links.end());
   return graph_.add_path(std::move(links));
@@ -81,12 +91,14 @@ EngineStats Lowering::run() {
   for (const topo::Link& l : topo_links) {
     links.capacity.push_back(l.bandwidth.bytes_per_s * link_efficiency(params_, l.kind, arch()));
   }
+  links.capacity.insert(links.capacity.end(), extra_capacity_.begin(), extra_capacity_.end());
   if (trace_ != nullptr) {
-    links.trace_tracks.reserve(topo_links.size());
+    links.trace_tracks.reserve(links.capacity.size());
     for (const topo::Link& l : topo_links) {
       links.trace_tracks.push_back(trace_->add_track("link " + topo_.vertex(l.src).name + " -> " +
                                                      topo_.vertex(l.dst).name + " (" + l.detail + ")"));
     }
+    for (const std::string& name : extra_names_) links.trace_tracks.push_back(trace_->add_track(name));
   }
   return run_task_graph(graph_, links, trace_);
 }

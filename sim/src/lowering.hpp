@@ -24,14 +24,17 @@ class Lowering {
   Trace* trace() { return trace_; }
 
   // A point-to-point transfer of `payload` bytes with the protocol's alpha, wire overhead and cap.
-  TaskId add_transfer(int src, int dst, double payload, const ProtocolCosts& costs, int track, std::uint32_t label);
+  // `with_sync` false: a later slice of a pipelined step, whose handshake the first slice already paid.
+  TaskId add_transfer(int src, int dst, double payload, const ProtocolCosts& costs, int track, std::uint32_t label,
+                      bool with_sync = true);
   // A task carried by a path that is the union of several routes (NVLS: one reduce or multicast
   // operation loads every GPU's switch port once).
   TaskId add_fabric_op(PathId path, double wire_bytes, double rate_cap, SimTime delay, int track, std::uint32_t label);
   // Local work (copy, reduce, nop or a pure barrier) of fixed duration.
   TaskId add_local(SimTime duration, int track, std::uint32_t label);
 
-  PathId union_path(const std::vector<std::pair<int, int>>& gpu_pairs);
+  // A path over these links, each counted once.
+  PathId add_path(std::vector<std::uint32_t> links);
 
   // Track id for a threadblock (created on first use), -1 when not tracing.
   int track(const std::string& name);
@@ -39,13 +42,18 @@ class Lowering {
   EngineStats run();
 
  private:
-  PathId route_path(int src, int dst);
+  PathId route_path(int src, int dst, const ProtocolCosts& costs);
+  std::uint32_t issue_resource(int gpu, double capacity);
 
   const topo::Topology& topo_;
   const ParamTable& params_;
   Trace* trace_;
   TaskGraph graph_;
   std::vector<PathId> route_paths_;  // src * ngpus + dst, kNoPath until first use
+  // Constraints beyond the topology's links (a GPU's protocol issue rate), indexed after them.
+  std::vector<double> extra_capacity_;
+  std::vector<std::string> extra_names_;
+  std::vector<std::uint32_t> issue_by_gpu_;  // kNoPath until first use
   std::map<std::string, int> tracks_by_name_;
 };
 

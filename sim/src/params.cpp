@@ -40,7 +40,7 @@ std::vector<Param> protocol_params() {
 // Payload one threadblock (one channel) can move per second: one channel cannot fill NVLink.
 std::vector<Param> threadblock_params() {
   return {
-      {"sim.tb_bw.LL.sm70", 20.4 / 16.0, "GB/s", kTuning + " llMaxBws[VOLTA][1 node] 20.4 over 16 channels"},
+      {"sim.tb_bw.LL.sm70", 39.0 / 16.0, "GB/s", kTuning + " llMaxBws[VOLTA][1 node] 39 over 16 channels"},
       {"sim.tb_bw.LL.sm80", 87.7 / 16.0, "GB/s", kTuning + " llMaxBws[AMPERE][1 node] 87.7 over 16 channels"},
       {"sim.tb_bw.LL.sm90", 141.0 / 16.0, "GB/s", kTuning + " llMaxBws[HOPPER][1 node] 141 over 16 channels"},
       {"sim.tb_bw.LL.sm100", 282.0 / 16.0, "GB/s", kTuning + " llMaxBws[BLACKWELL][1 node] 282 over 16 channels"},
@@ -55,6 +55,17 @@ std::vector<Param> threadblock_params() {
       {"sim.tb_bw.Simple.sm90", 60.0, "GB/s", kSearch + " sm90SpeedArrayIntra[0] (fastest per-channel speed searched)"},
       {"sim.tb_bw.Simple.sm100", 60.0, "GB/s", "assumed as sm90: not re-read for sm100"},
       {"sim.tb_bw.Simple.cdna3", 40.0, "GB/s", "assumed as sm80: no published per-channel figure"},
+  };
+}
+
+// LL's 8-byte flagged stores cap what a whole GPU can issue, whatever its channel count.
+std::vector<Param> gpu_issue_params() {
+  return {
+      {"sim.gpu_bw.LL.sm70", 39.0, "GB/s", kTuning + " llMaxBws[VOLTA][1 node]"},
+      {"sim.gpu_bw.LL.sm80", 87.7, "GB/s", kTuning + " llMaxBws[AMPERE][1 node]"},
+      {"sim.gpu_bw.LL.sm90", 141.0, "GB/s", kTuning + " llMaxBws[HOPPER][1 node]"},
+      {"sim.gpu_bw.LL.sm100", 282.0, "GB/s", kTuning + " llMaxBws[BLACKWELL][1 node]"},
+      {"sim.gpu_bw.LL.cdna3", 87.7, "GB/s", "assumed as sm80: no published figure"},
   };
 }
 
@@ -77,8 +88,11 @@ std::vector<Param> hardware_params() {
       // NVSwitch in-network reduction (NVLS: multimem.ld_reduce then multimem.st).
       {"sim.nvls.efficiency.sm90", 0.85, "ratio", kTuning + " nvlsEfficiency[HOPPER]"},
       {"sim.nvls.efficiency.sm100", 0.74, "ratio", kTuning + " nvlsEfficiency[BLACKWELL]"},
-      {"sim.nvls.phase_us", 12.5, "us", kTuning + " hwLatencies[NVLINK][NVLS][SIMPLE] 25 us over its two phases"},
+      {"sim.nvls.base_us", 23.0, "us",
+       "NCCL v2.18.3 src/graph/tuning.cc baseLat[NVLS][SIMPLE] (NVLS's whole-call latency; 2.28 puts 25 in hwLat)"},
       // Network transfers pass through the CPU proxy thread and the NIC.
+          {"sim.nccl.version", 2.18, "version",
+       "NCCL whose tuning tables pick the baseline (2.18 or 2.28); 2.18.3 produced the published ND H100 v5 numbers"},
       {"sim.nccl.nchannels", 32, "channels", "NCCL_MIN_NCHANNELS=32 of the published ND H100 v5 runs (Azure/msccl docs/performance-nd-h100-v5.md)"},
       {"sim.net.proxy_us", 1.0, "us", "NCCL v2.28.9 src/graph/tuning.cc getNetOverhead (Intel CPU: 1 us)"},
   };
@@ -88,7 +102,7 @@ std::vector<Param> hardware_params() {
 
 ParamTable default_sim_params() {
   ParamTable table;
-  for (auto* group : {&protocol_params, &threadblock_params, &hardware_params}) {
+  for (auto* group : {&protocol_params, &threadblock_params, &gpu_issue_params, &hardware_params}) {
     for (auto& p : (*group)()) table.add(std::move(p));
   }
   return table;

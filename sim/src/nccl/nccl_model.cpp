@@ -3,8 +3,9 @@
 #include <algorithm>
 #include <cmath>
 
+#include <fmt/core.h>
+
 #include "costs.hpp"
-#include "tuning_tables.hpp"
 
 namespace ccforge::sim::nccl {
 namespace {
@@ -29,46 +30,59 @@ int nsteps(ir::Collective coll, int nranks) {
   }
 }
 
-bool ring_like(ir::Collective c) {
+bool ring_capable(ir::Collective c) {
   return c == ir::Collective::AllReduce || c == ir::Collective::AllGather || c == ir::Collective::ReduceScatter ||
          c == ir::Collective::Broadcast || c == ir::Collective::Reduce;
 }
 
-// Bus bandwidth NCCL assigns to (algo, proto), GB/s; 0 when unavailable.
-double bus_bw(const NcclView& v, ir::Collective coll, int algo, int proto) {
+double ring_bus_bw(const NcclView& v, ir::Collective coll, int proto, double bw) {
+  const TuningConstants& t = *v.tables;
   const int col = node_column(v.nnodes);
-  const double nch = v.nchannels;
-  double bw = v.nnodes == 1 ? v.intra_bw_gbs : std::min(v.intra_bw_gbs, v.inter_bw_gbs);
-  const double ll_max = kLLMaxBw[v.arch][col];
-  if (algo == kRing) {
-    if (!ring_like(coll)) return 0.0;
-    if (proto == kLL) return std::min(ll_max, bw * 0.5);
-    if (proto == kLL128) return std::min(bw * 0.92, nch * kPerChMaxRingLL128Bw[v.arch][col]);
-    return bw;
+  if (proto == kLL) {
+    const bool quarter = v.nnodes > 1 || coll == ir::Collective::AllReduce || coll == ir::Collective::Reduce;
+    const double factor = t.ring_ll_by_coll ? (quarter ? 0.25 : 1.0 / 3.0) : 0.5;
+    return std::min(t.ll_max_bw[v.nnodes == 1 ? v.arch : 0][col], bw * factor);
   }
-  if (algo == kTree) {
-    if (coll != ir::Collective::AllReduce) return 0.0;
-    if (proto == kLL) return std::min(bw / 3.8, ll_max);
-    if (proto == kLL128) {
-      return std::min(bw * (v.nnodes == 1 ? 7.0 / 9.0 : 120.0 / 128.0), nch * kPerChMaxTreeLL128Bw[v.arch][col]);
-    }
-    return std::min(bw * 0.92, nch * kPerChMaxTreeBw[v.arch][col]);
+  if (proto == kLL128) {
+    const double factor = v.ppn < 2 ? 0.7 : 0.92;
+    return std::min(bw * factor, v.nchannels * t.per_ch_max_ring_ll128_bw[v.arch][col]);
   }
+  return bw;
+}
+
+double tree_bus_bw(const NcclView& v, int proto, double bw) {
+  const TuningConstants& t = *v.tables;
+  const int col = node_column(v.nnodes);
+  double bus = std::min(bw * 0.92, v.nchannels * t.per_ch_max_tree_bw[v.arch][col]);
+  if (proto == kLL) bus = std::min(bus / 3.8, t.ll_max_bw[v.nnodes == 1 ? v.arch : 0][col]);
+  if (proto == kLL128) {
+    bus = std::min(bus * (v.nnodes == 1 ? 7.0 / 9.0 : 120.0 / 128.0), v.nchannels * t.per_ch_max_tree_ll128_bw[v.arch][col]);
+  }
+  return bus;
+}
+
+// Bus bandwidth NCCL assigns to (algo, proto), GB/s; 0 when NCCL would not run it.
+double bus_bw(const NcclView& v, ir::Collective coll, int algo, int proto) {
+  const double bw = v.nnodes == 1 ? v.intra_bw_gbs : std::min(v.intra_bw_gbs, v.inter_bw_gbs);
+  if (algo == kRing) return ring_capable(coll) ? ring_bus_bw(v, coll, proto, bw) : 0.0;
+  if (algo == kTree) return coll == ir::Collective::AllReduce && v.nnodes == 1 ? tree_bus_bw(v, proto, bw) : 0.0;
   if (algo == kNvls) {
-    const bool supported = coll == ir::Collective::AllReduce || coll == ir::Collective::AllGather ||
-                           coll == ir::Collective::ReduceScatter;
-    if (!v.nvls || proto != kSimple || !supported || v.nnodes > 1) return 0.0;
-    const double nvls_ch = kNvlsChannels;
-    const double intra = v.intra_bw_gbs * kNvlsEfficiency[v.arch] * (nvls_ch - 1) / nvls_ch;
+    const bool gather_like = coll == ir::Collective::AllGather || coll == ir::Collective::ReduceScatter;
+    const bool supported = coll == ir::Collective::AllReduce || (gather_like && v.tables->nvls_all_gather);
+    const double eff = v.tables->nvls_efficiency[v.arch];
+    if (!v.nvswitch || eff <= 0.0 || proto != kSimple || !supported || v.nnodes > 1) return 0.0;
+    if (v.tables->ring_ll_by_coll) return bw;  // 2.18: busBw = nChannels x bwIntra, ratio 5/6 below
+    const double intra = bw * eff * (kNvlsChannels - 1) / kNvlsChannels;
     return coll == ir::Collective::AllReduce ? intra * 2 : intra * (v.ppn - 1) / v.ppn;
   }
   return 0.0;  // NVLSTree, PAT, CollNet: not modelled
 }
 
 double latency_us(const NcclView& v, ir::Collective coll, int algo, int proto) {
-  const double intra = kHwLat[v.intra_hw][algo][proto];
-  const double inter = kHwLat[kHwNet][algo][proto];
-  const double base = kBaseLat[algo][proto];
+  const TuningConstants& t = *v.tables;
+  const double intra = t.hw_lat[v.intra_hw][algo][proto];
+  const double inter = t.hw_lat[kHwNet][algo][proto];
+  const double base = t.base_lat[algo][proto];
   if (algo == kRing) {
     const int steps = nsteps(coll, v.nranks);
     const int ninter = v.nnodes == 1 ? 0 : coll == ir::Collective::AllReduce ? 2 * (v.nnodes - 1) : v.nnodes - 1;
@@ -77,35 +91,53 @@ double latency_us(const NcclView& v, ir::Collective coll, int algo, int proto) {
   if (algo == kTree) {
     return base + 2 * ((v.nranks / v.nnodes - 1) * intra + std::log2(static_cast<double>(v.nnodes)) * inter);
   }
-  return intra + (v.nnodes > 1 ? inter : 0.0);  // NVLS
+  return base + intra + (v.nnodes > 1 ? inter : 0.0);  // NVLS
+}
+
+double algbw_ratio(const NcclView& v, ir::Collective coll, int algo) {
+  if (algo == kRing) return static_cast<double>(v.nranks) / nsteps(coll, v.nranks);
+  if (algo == kNvls) return v.tables->ring_ll_by_coll ? 5.0 / 6.0 : static_cast<double>(v.nranks) / nsteps(coll, v.nranks);
+  return 0.5;
+}
+
+// The topology built NVLink from datasheet per-link rates; NCCL counts the same links at its own speed.
+double datasheet_link_gbs(const topo::Topology& topo, topo::GpuArch arch) {
+  const std::string name = arch == topo::GpuArch::Cdna3 ? std::string("link.xgmi.bw_per_link")
+                                                        : std::string("link.nvlink.") + arch_key(arch) + ".bw_per_link";
+  return topo.link_params().get(name);
 }
 
 }  // namespace
 
 NcclView make_view(const topo::Topology& topo, const ParamTable& params) {
   NcclView v;
+  const double version = params.get("sim.nccl.version");
+  if (version == 2.18) v.tables = &kNccl2_18_3;
+  else if (version == 2.28) v.tables = &kNccl2_28_9;
+  else {
+    throw DiagError(Diag{{"sim.nccl.version", 0}, fmt::format("no NCCL tuning tables for version {}", version),
+                         "use 2.18 or 2.28"});
+  }
   const topo::GpuInfo& g = topo.gpu(0);
   v.nranks = topo.num_gpus();
   v.nnodes = topo.num_nodes();
   v.ppn = topo.gpus_per_node();
   v.arch = arch_row(g.arch);
-  const double nvlink = g.nvlink_bandwidth.gbps();
-  v.intra_hw = nvlink > 0 ? kHwNvlink : kHwPci;
-  // NCCL's model rates: its effective per-link NVLink speed, i.e. the achievable share of the raw rate.
-  v.intra_bw_gbs = nvlink > 0 ? nvlink * params.get(std::string("sim.link.nvlink.efficiency.") + arch_key(g.arch))
-                              : g.pcie_bandwidth.gbps();
+  const double links = g.nvlink_bandwidth.gbps() / datasheet_link_gbs(topo, g.arch);
+  v.intra_hw = links > 0 ? kHwNvlink : kHwPci;
+  // NCCL counts NVLink at its own per-link speed (topo.h SMxx_NVLINK_BW), PCIe at PCI_BW-like rates.
+  v.intra_bw_gbs = links > 0 ? links * v.tables->nvlink_bw_per_link[v.arch] : g.pcie_bandwidth.gbps();
   v.inter_bw_gbs = g.nic_bandwidth.gbps() * params.get("sim.link.net.efficiency");
-  v.nvls = topo.has_nvswitch() && kNvlsEfficiency[v.arch] > 0.0;
+  v.nvswitch = topo.has_nvswitch();
   v.nchannels = static_cast<int>(params.get("sim.nccl.nchannels"));
   return v;
 }
 
 std::optional<double> model_time_us(const NcclView& v, ir::Collective coll, int algo, int proto, double bytes) {
   const double bus = bus_bw(v, coll, algo, proto);
-  if (bus <= 0.0) return std::nullopt;
-  const bool ring_ratio = algo == kRing || algo == kNvls || algo == kNvlsTree;
-  double algbw = ring_ratio ? bus * v.nranks / nsteps(coll, v.nranks) : bus * 0.5;
-  if (algo == kTree && coll == ir::Collective::AllReduce) {
+  if (bus <= 0.0 || v.nranks < 2) return std::nullopt;
+  double algbw = bus * algbw_ratio(v, coll, algo);
+  if (algo == kTree) {
     const int idx = static_cast<int>(std::log2(std::max(bytes, 64.0) / 64.0));
     if (idx < kTreeCorrectionSizes) algbw *= kTreeCorrection[proto][idx];
   }

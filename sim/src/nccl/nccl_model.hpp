@@ -4,21 +4,24 @@
 #include <optional>
 
 #include "ccforge/sim/sim.hpp"
+#include "tuning_tables.hpp"
 
 namespace ccforge::sim::nccl {
 
 struct NcclView {
+  const TuningConstants* tables = &kNccl2_18_3;
   int nranks = 1;
   int nnodes = 1;
   int ppn = 1;                 // GPUs per node
   int arch = 2;                // tuning-table row: Volta 0, Ampere 1, Hopper 2, Blackwell 3
-  int intra_hw = 0;            // kHwNvlink or kHwPci
+  int intra_hw = kHwNvlink;    // kHwNvlink or kHwPci
   double intra_bw_gbs = 0.0;   // per-GPU bus bandwidth inside a node, NCCL units
   double inter_bw_gbs = 0.0;   // per-GPU network bandwidth (its NIC), NCCL units
-  bool nvls = false;           // NVSwitch with multicast (Hopper+)
+  bool nvswitch = false;       // GPUs meet in an NVSwitch
   int nchannels = 1;           // ring/tree channels (NCCL_MIN_NCHANNELS in the reference runs)
 };
 
+// Throws DiagError when sim.nccl.version names a version whose tables ccforge does not carry.
 NcclView make_view(const topo::Topology& topo, const ParamTable& params);
 
 // NCCL's estimate in microseconds, or nullopt when NCCL would not run (algo, proto) for this call.

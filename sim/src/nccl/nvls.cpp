@@ -8,26 +8,40 @@
 namespace ccforge::sim::nccl {
 namespace {
 
-// NVLS moves each rank's shard in chunks of 128 KiB (NCCL src/transport/nvls.cc NCCL_NVLS_CHUNKSIZE).
-constexpr double kNvlsChunk = 128.0 * 1024;
+// NVLS chunk per rank and channel (NCCL v2.18.3 src/enqueue.cc computeColl, NCCL_ALGO_NVLS): 128 KiB,
+// shrunk for small calls so every (channel, rank) pair gets several chunks.
+double nvls_chunk(double bytes, int nchannels, int nranks) {
+  const double concurrent = static_cast<double>(nchannels) * nranks;
+  double chunk = 128.0 * 1024;
+  if (bytes < 64 * concurrent * chunk) chunk = 64.0 * 1024;
+  if (bytes < 8 * concurrent * chunk) chunk = 32.0 * 1024;
+  if (bytes < 2 * concurrent * chunk) chunk = 16.0 * 1024;
+  return chunk;
+}
 
 struct NvlsPaths {
   std::vector<PathId> reduce;     // per owner rank: every port sends, the owner's port receives
   std::vector<PathId> multicast;  // per owner rank: the owner's port sends, every port receives
 };
 
+// Multimem operations reach the owner's own memory through the switch too, so the owner's port is
+// loaded like every other: ld_reduce loads every sending port plus the owner's receiving port,
+// multicast the owner's sending port plus every receiving port.
 NvlsPaths nvls_paths(Lowering& low) {
-  const int p = low.topo().num_gpus();
+  const topo::Topology& topo = low.topo();
+  const int p = topo.num_gpus();
   NvlsPaths paths;
   for (int owner = 0; owner < p; ++owner) {
-    std::vector<std::pair<int, int>> in, out;
+    const int other = (owner + 1) % p;
+    std::vector<std::uint32_t> reduce{topo.route(owner, other).links.front().v};
+    std::vector<std::uint32_t> mcast{topo.route(other, owner).links.back().v};
     for (int r = 0; r < p; ++r) {
       if (r == owner) continue;
-      in.emplace_back(r, owner);
-      out.emplace_back(owner, r);
+      for (LinkId l : topo.route(r, owner).links) reduce.push_back(l.v);
+      for (LinkId l : topo.route(owner, r).links) mcast.push_back(l.v);
     }
-    paths.reduce.push_back(low.union_path(in));
-    paths.multicast.push_back(low.union_path(out));
+    paths.reduce.push_back(low.add_path(std::move(reduce)));
+    paths.multicast.push_back(low.add_path(std::move(mcast)));
   }
   return paths;
 }
@@ -42,6 +56,7 @@ void lower_nvls(Lowering& low, const NcclCall& call) {
   const bool reduce = call.coll != ir::Collective::AllGather;
   const bool gather = call.coll != ir::Collective::ReduceScatter;
   const NvlsPaths paths = nvls_paths(low);
+  const double chunk_size = nvls_chunk(call.bytes, call.nchannels, p);
   const std::uint32_t reduce_label = low.graph().add_label("nvls ld_reduce");
   const std::uint32_t mcast_label = low.graph().add_label("nvls multicast");
   for (int c = 0; c < call.nchannels; ++c) {
@@ -52,7 +67,7 @@ void lower_nvls(Lowering& low, const NcclCall& call) {
       TaskId last_reduce = 0, last_mcast = 0;
       bool started = false;
       while (remaining > 0.0) {
-        const double chunk = std::min(kNvlsChunk, remaining);
+        const double chunk = std::min(chunk_size, remaining);
         remaining -= chunk;
         const double wire = chunk / efficiency;
         TaskId reduced = 0;

@@ -66,7 +66,7 @@ void lower_ring_collective(Lowering& low, const NcclCall& call, const ProtocolCo
       for (int i = 0; i < p; ++i) {
         this_step[i].clear();
         for (int j = 0; j < chunking.slices; ++j) {
-          const TaskId t = low.add_transfer(order[i], order[(i + 1) % p], slice, costs, tracks[i], label);
+          const TaskId t = low.add_transfer(order[i], order[(i + 1) % p], slice, costs, tracks[i], label, j == 0);
           if (started) low.graph().depend(last[i], t);
           if (s > 0) low.graph().depend(prev_step[(i + p - 1) % p][j], t);
           last[i] = t;
