@@ -1,4 +1,7 @@
+#include <fstream>
+#include <iterator>
 #include <set>
+#include <string>
 
 #include <gtest/gtest.h>
 
@@ -26,6 +29,20 @@ TEST(LinkParams, PhysicalValuesFollowTheSpecs) {
   // PCIe Gen5 x16: 32 GT/s x 16 lanes x 128/130 / 8 = 63.0 GB/s.
   EXPECT_NEAR(t.get("link.pcie.gen5.bw_per_lane") * 16, 63.015, 1e-3);
   EXPECT_DOUBLE_EQ(t.get("link.nccl.nvlink.sm90.bw_per_link"), 20.6);
+}
+
+}  // namespace
+}  // namespace ccforge::topo
+
+namespace ccforge::topo {
+namespace {
+
+// The simulator engineer reads the parameter names from topology/README.md: keep it complete.
+TEST(LinkParams, ReadmeDocumentsEveryName) {
+  std::ifstream in(std::string(CCFORGE_SOURCE_DIR) + "/topology/README.md");
+  const std::string readme((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const ParamTable table = default_link_params();
+  for (const Param& p : table.all()) EXPECT_NE(readme.find("| " + p.name + " |"), std::string::npos) << p.name;
 }
 
 }  // namespace

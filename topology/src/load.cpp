@@ -1,7 +1,6 @@
 // load_topology: the pipeline of named passes. XML -> RawTopology (read_nccl_system, or a ccforge <node>
 // wrapper, or a <cluster> of nodes) -> complete() -> build_node()/expand_cluster() -> Topology, whose
 // GPUs must all reach each other.
-#include <set>
 #include <string_view>
 
 #include <fmt/core.h>
