@@ -16,13 +16,15 @@ namespace {
 
 // Executor tile per chunk per iteration (formats.md §1.7, msccl-executor-nccl c6f6b36d
 // src/misc/msccl/msccl_setup.cc): Simple 4 steps x 512 KiB; LL 32 KiB; LL128 614,400 x 15/16.
+// Simple's 2 MiB tile moves through the connection as 4 buffer slots that a forwarding step passes on
+// one by one, so the lowering iterates per slot (512 KiB) to keep that pipelining.
 ByteCount tile_bytes(ir::Protocol proto) {
   switch (proto) {
-    case ir::Protocol::Simple: return 2u << 20;
+    case ir::Protocol::Simple: return 512u << 10;
     case ir::Protocol::LL: return 32u << 10;
     case ir::Protocol::LL128: return 576000;
   }
-  return 2u << 20;
+  return 512u << 10;
 }
 
 bool sends(ir::OpType t) {

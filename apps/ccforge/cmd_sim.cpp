@@ -1,0 +1,181 @@
+// `ccforge sim --topo FILE --coll COLL --algo nccl|nccl:ALGO[:PROTO]|PATH.xml`: flags and printing only;
+// the sim library does the work. Sizes and columns follow nccl-tests.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+#include <fmt/core.h>
+#include <nlohmann/json.hpp>
+
+#include "ccforge/common/atomic_file.hpp"
+#include "ccforge/common/units.hpp"
+#include "ccforge/ir/ir.hpp"
+#include "ccforge/sim/sim.hpp"
+#include "ccforge/topology/topology.hpp"
+#include "commands.hpp"
+
+namespace ccforge::cli {
+namespace {
+
+struct SimFlags {
+  std::string topo;
+  std::string coll;
+  std::string algo = "nccl";
+  std::string begin = "1K", end = "1G";
+  int factor = 2;
+  std::string dtype = "half";
+  std::string profile;
+  std::string format = "table";
+  std::string trace;
+  bool dump_params = false;
+};
+
+struct Row {
+  ByteCount bytes;
+  std::uint64_t count;
+  sim::SimResult result;
+};
+
+std::vector<ByteCount> parse_sizes(const SimFlags& f) {
+  const auto b = parse_size(f.begin), e = parse_size(f.end);
+  if (!b || !e || *b == 0) throw DiagError(Diag{{"-b/-e", 0}, "sizes must look like 1K, 64M, 1G and be > 0", ""});
+  if (*b > *e) throw DiagError(Diag{{"-b/-e", 0}, "-b must not exceed -e", ""});
+  if (f.factor < 2) throw DiagError(Diag{{"-f", 0}, "the size factor must be >= 2", ""});
+  std::vector<ByteCount> sizes;
+  for (ByteCount s = *b; s <= *e; s *= static_cast<ByteCount>(f.factor)) sizes.push_back(s);
+  return sizes;
+}
+
+// "link." entries go to the topology loader, "sim." entries to the simulator's table.
+topo::Topology load_inputs(const SimFlags& f, sim::SimParams& params) {
+  topo::LoadOptions options;
+  if (!f.profile.empty()) {
+    const auto entries = topo::read_profile(f.profile);
+    for (const auto& e : entries) {
+      if (!e.name.starts_with("link.") && !e.name.starts_with("sim.")) {
+        throw DiagError(Diag{e.loc, "unknown parameter " + e.name, "profile names start with link. or sim."});
+      }
+    }
+    topo::apply_profile(params.table, entries, "sim.");
+    options.profile = entries;
+  }
+  return topo::load_topology(f.topo, options);
+}
+
+// Element count of a call as nccl-tests reports it; the size is rounded down to whole elements (and to
+// whole per-rank shares for collectives whose size is the total over ranks).
+ByteCount call_bytes(ByteCount size, const sim::DataType& dtype, ir::Collective coll, int ngpus) {
+  const bool total = ir::size_multiplier(coll, ngpus) > 1 || coll == ir::Collective::Gather ||
+                     coll == ir::Collective::Scatter;
+  const ByteCount unit = static_cast<ByteCount>(dtype.bytes) * (total ? ngpus : 1);
+  return size / unit * unit;
+}
+
+void print_rows(const SimFlags& f, const std::vector<Row>& rows, ir::Collective coll, int ngpus) {
+  const double factor = sim::busbw_factor(coll, ngpus);
+  if (f.format == "csv") {
+    fmt::print("size_bytes,count,dtype,time_us,algbw_gbs,busbw_gbs,algorithm\n");
+    for (const Row& r : rows) {
+      const double alg = sim::algbw_gbs(r.bytes, r.result.time);
+      fmt::print("{},{},{},{:.3f},{:.3f},{:.3f},{}\n", r.bytes, r.count, f.dtype, r.result.time.us(), alg, alg * factor,
+                 r.result.algorithm);
+    }
+  } else if (f.format == "json") {
+    nlohmann::json out = nlohmann::json::array();
+    for (const Row& r : rows) {
+      const double alg = sim::algbw_gbs(r.bytes, r.result.time);
+      out.push_back({{"size_bytes", r.bytes}, {"count", r.count}, {"dtype", f.dtype}, {"time_us", r.result.time.us()},
+                     {"algbw_gbs", alg}, {"busbw_gbs", alg * factor}, {"algorithm", r.result.algorithm}});
+    }
+    fmt::print("{}\n", out.dump(2));
+  } else {
+    fmt::print("# {} on {} ({} GPUs), {}\n", ir::to_string(coll), f.topo, ngpus, f.algo);
+    fmt::print("{:>12} {:>12} {:>9} {:>11} {:>9} {:>9}  {}\n", "size(B)", "count", "type", "time(us)", "algbw", "busbw",
+               "algorithm");
+    for (const Row& r : rows) {
+      const double alg = sim::algbw_gbs(r.bytes, r.result.time);
+      fmt::print("{:>12} {:>12} {:>9} {:>11.2f} {:>9.2f} {:>9.2f}  {}\n", r.bytes, r.count, f.dtype, r.result.time.us(),
+                 alg, alg * factor, r.result.algorithm);
+    }
+  }
+}
+
+void print_params(const sim::SimParams& params) {
+  for (const Param& p : params.table.all()) fmt::print("{:<34} {:>10.4g} {:<9} {}\n", p.name, p.value, p.unit, p.source);
+}
+
+void run(const SimFlags& f) {
+  sim::SimParams params;
+  if (f.dump_params) {
+    if (!f.profile.empty()) topo::apply_profile(params.table, topo::read_profile(f.profile), "sim.");
+    print_params(params);
+    return;
+  }
+  if (f.topo.empty() || f.coll.empty()) throw DiagError(Diag{{"ccforge sim", 0}, "--topo and --coll are required", "see --help"});
+  const auto coll = ir::collective_from_string(f.coll);
+  if (!coll) {
+    throw DiagError(Diag{{"--coll", 0}, "unknown collective '" + f.coll + "'",
+                         "use allreduce, allgather, reducescatter, alltoall, broadcast, reduce, gather or scatter"});
+  }
+  const auto dtype = sim::data_type_from_string(f.dtype);
+  if (!dtype) throw DiagError(Diag{{"-d", 0}, "unknown data type '" + f.dtype + "'", "use one of " + sim::data_type_names()});
+  if (f.format != "table" && f.format != "csv" && f.format != "json") {
+    throw DiagError(Diag{{"--format", 0}, "unknown format '" + f.format + "'", "use table, csv or json"});
+  }
+  const std::vector<ByteCount> sizes = parse_sizes(f);
+  const topo::Topology topo = load_inputs(f, params);
+  const auto request = sim::parse_nccl_request(f.algo);
+  std::optional<ir::Algorithm> algo;
+  if (!request) {
+    if (f.algo.starts_with("nccl")) {
+      throw DiagError(Diag{{"--algo", 0}, "unknown NCCL choice '" + f.algo + "'",
+                           "use nccl, nccl:ring|tree|nvls[:ll|ll128|simple]"});
+    }
+    algo = ir::read_msccl_xml(f.algo);
+    if (algo->collective != *coll) {
+      throw DiagError(Diag{{f.algo, 1}, fmt::format("algorithm is a {} but --coll is {}", ir::to_string(algo->collective),
+                                                    ir::to_string(*coll)),
+                           "pass the matching --coll"});
+    }
+  }
+  auto simulate = [&](ByteCount bytes, sim::Trace* trace) {
+    const sim::CallSpec call{bytes, *dtype};
+    return algo ? sim::simulate(topo, *algo, call, params, trace)
+                : sim::simulate_nccl(topo, *coll, call, *request, params, trace);
+  };
+  std::vector<Row> rows;
+  for (ByteCount size : sizes) {
+    const ByteCount bytes = call_bytes(size, *dtype, *coll, topo.num_gpus());
+    if (bytes == 0) continue;
+    rows.push_back(Row{bytes, bytes / static_cast<ByteCount>(dtype->bytes), simulate(bytes, nullptr)});
+  }
+  print_rows(f, rows, *coll, topo.num_gpus());
+  if (!f.trace.empty() && !rows.empty()) {
+    sim::Trace trace;
+    simulate(rows.front().bytes, &trace);
+    write_file_atomically(f.trace, sim::to_chrome_trace_json(trace));
+  }
+}
+
+}  // namespace
+
+void add_sim_command(CLI::App& app) {
+  auto flags = std::make_shared<SimFlags>();
+  CLI::App* cmd = app.add_subcommand("sim", "simulate a collective (NCCL's choice or an MSCCL XML algorithm) on a topology");
+  cmd->add_option("--topo", flags->topo, "topology file (NCCL XML or ccforge node/cluster file)");
+  cmd->add_option("--coll", flags->coll, "collective: allreduce, allgather, reducescatter, alltoall, broadcast, reduce, ...");
+  cmd->add_option("--algo", flags->algo, "nccl, nccl:ALGO[:PROTO] (ring, tree, nvls; ll, ll128, simple) or an MSCCL XML file")
+      ->capture_default_str();
+  cmd->add_option("-b,--minbytes", flags->begin, "smallest size (nccl-tests meaning; K/M/G are powers of 2)")->capture_default_str();
+  cmd->add_option("-e,--maxbytes", flags->end, "largest size")->capture_default_str();
+  cmd->add_option("-f,--stepfactor", flags->factor, "multiply the size by this factor each step")->capture_default_str();
+  cmd->add_option("-d,--datatype", flags->dtype, "element type: " + sim::data_type_names())->capture_default_str();
+  cmd->add_option("--profile", flags->profile, "profile file overriding link.* and sim.* parameters");
+  cmd->add_option("--format", flags->format, "table, csv or json")->capture_default_str();
+  cmd->add_option("--trace", flags->trace, "write a Chrome/Perfetto trace (JSON) of the smallest size here");
+  cmd->add_flag("--dump-params", flags->dump_params, "print every sim.* parameter with unit and source, then exit");
+  cmd->callback([flags] { run(*flags); });
+}
+
+}  // namespace ccforge::cli
