@@ -16,16 +16,24 @@ struct SourceLoc {
 };
 
 struct Diag {
+  Diag() = default;
+  // A constructor rather than aggregate init: GCC 12 warns falsely (-Wmaybe-uninitialized) on nested
+  // brace-initialised std::string members.
+  Diag(SourceLoc where, std::string what, std::string how = {})
+      : loc(std::move(where)), problem(std::move(what)), fix(std::move(how)) {}
+
   SourceLoc loc;
   std::string problem;
   std::string fix;  // may be empty when there is nothing to suggest
 
   std::string str() const {
-    std::string out = loc.file;
-    if (loc.line > 0) out += ":" + std::to_string(loc.line);
-    if (!out.empty()) out += ": ";
-    out += problem;
-    if (!fix.empty()) out += " (" + fix + ")";
+    // Built by appends: GCC 12 warns falsely (-Wrestrict) on chained std::string operator+.
+    std::string out;
+    out.append(loc.file);
+    if (loc.line > 0) out.append(":").append(std::to_string(loc.line));
+    if (!out.empty()) out.append(": ");
+    out.append(problem);
+    if (!fix.empty()) out.append(" (").append(fix).append(")");
     return out;
   }
 };
