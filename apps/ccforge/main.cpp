@@ -19,6 +19,7 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   ccforge::cli::add_topo_command(app);
   ccforge::cli::add_sim_command(app);
+  ccforge::cli::add_validate_command(app);
 
   try {
     app.parse(argc, argv);

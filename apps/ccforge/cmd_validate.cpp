@@ -1,0 +1,147 @@
+// `ccforge validate`: flags and printing only; the validate and executor libraries do the work.
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+#include <fmt/core.h>
+
+#include "ccforge/common/atomic_file.hpp"
+#include "ccforge/common/units.hpp"
+#include "ccforge/executor/executor.hpp"
+#include "ccforge/validate/validate.hpp"
+#include "commands.hpp"
+
+namespace ccforge::cli {
+namespace {
+
+struct ValidateFlags {
+  std::string device = "host";
+  int nranks = 8;
+  std::vector<std::string> collectives;
+  std::string algos_dir, tuned_dir, out_dir = "ccforge-validate";
+  std::string min_size = "1K";
+  std::optional<std::string> max_size;
+  int factor = 2, iterations = 20, warmup = 5, check = 1, watchdog_ms = 5000;
+  std::string dtype = "half", op = "sum";
+  bool all_sizes = false;
+  std::vector<std::string> suite;
+};
+
+ByteCount size_flag(const std::string& name, const std::string& text) {
+  if (auto v = parse_size(text)) return *v;
+  throw CLI::ValidationError(name, "'" + text + "' is not a size like 1024, 64K, 1M or 1G");
+}
+
+std::unique_ptr<executor::Backend> make_backend(const ValidateFlags& f) {
+  const executor::ExecOptions options{std::chrono::milliseconds(f.watchdog_ms)};
+  if (f.device == "host") return executor::make_host_backend(options);
+  return executor::make_cuda_backend(options);
+}
+
+validate::SweepOptions sweep_options(const ValidateFlags& f) {
+  validate::SweepOptions o;
+  o.nranks = f.nranks;
+  for (const std::string& name : f.collectives) {
+    auto c = ir::collective_from_string(name);
+    if (!c) throw CLI::ValidationError("--coll", "unknown collective '" + name + "' (allreduce, allgather, reducescatter, alltoall, ...)");
+    o.collectives.push_back(*c);
+  }
+  o.min_bytes = size_flag("-b", f.min_size);
+  o.max_bytes = size_flag("-e", f.max_size.value_or(f.device == "host" ? "1M" : "1G"));
+  o.step_factor = f.factor;
+  o.iterations = f.iterations;
+  o.warmup = f.warmup;
+  o.check = f.check != 0;
+  auto dtype = executor::data_type_from_string(f.dtype);
+  if (!dtype) throw CLI::ValidationError("-d", "unknown type '" + f.dtype + "' (half, bfloat16, float, double, int32, int64)");
+  auto op = executor::red_op_from_string(f.op);
+  if (!op) throw CLI::ValidationError("-o", "unknown reduction '" + f.op + "' (sum, prod, min, max)");
+  o.dtype = *dtype;
+  o.op = *op;
+  o.all_sizes = f.all_sizes;
+  return o;
+}
+
+void print_run(const validate::Measurement& m) {
+  const std::string wrong = m.error.empty() ? (m.wrong < 0 ? "N/A" : std::to_string(m.wrong)) : "FAILED";
+  fmt::print("{:>12} {:>12} {:>9} {:>6} {:>13} {:>10.2f} {:>8.3f} {:>8.3f} {:>7}  {}{}\n", m.size_bytes, m.count, m.type, m.redop,
+             m.inplace ? "in-place" : "out-of-place", m.time_us, m.algbw_gbps, m.busbw_gbps, wrong, m.algorithm,
+             m.protocol.empty() ? "" : " (" + m.protocol + ")");
+  if (!m.error.empty()) fmt::print("#   {}\n", m.error);
+}
+
+void run_collectives(const ValidateFlags& f) {
+  if (f.algos_dir.empty() && f.tuned_dir.empty() && f.device == "host")
+    throw CLI::ValidationError("--algos/--tuned", "the host device has no NCCL baseline: give algorithms to run");
+  const std::filesystem::path tuned(f.tuned_dir);
+  const auto candidates = f.tuned_dir.empty() ? (f.algos_dir.empty() ? std::vector<validate::Candidate>{} : validate::load_algorithms(f.algos_dir))
+                                              : validate::load_algorithms(tuned / "algorithms");
+  const auto bounds = f.tuned_dir.empty() ? std::vector<validate::TunedBound>{} : validate::read_tuned_bounds(tuned / "selection.csv");
+  const validate::SweepOptions options = sweep_options(f);
+  auto backend = make_backend(f);
+  fmt::print("# ccforge validate: device {}, {} ranks, {} algorithms, -n {} -w {} -c {}\n", backend->name(), f.nranks, candidates.size(),
+             f.iterations, f.warmup, f.check);
+  fmt::print("#{:>11} {:>12} {:>9} {:>6} {:>13} {:>10} {:>8} {:>8} {:>7}  {}\n", "size", "count", "type", "redop", "placement", "time",
+             "algbw", "busbw", "#wrong", "algorithm");
+  fmt::print("#{:>11} {:>12} {:>9} {:>6} {:>13} {:>10} {:>8} {:>8}\n", "(B)", "(elements)", "", "", "", "(us)", "(GB/s)", "(GB/s)");
+  const validate::SweepResult result = validate::run_sweep(*backend, candidates, options, print_run);
+  validate::write_sweep_outputs(result, bounds, f.out_dir);
+  fmt::print("# {} runs; wrote {}/measured.csv, selection.csv, selection.md\n", result.runs.size(), f.out_dir);
+  for (const std::string& file : result.broken) fmt::print("# BROKEN (never selected): {}\n", file);
+  if (!result.broken.empty()) throw CLI::RuntimeError(1);
+}
+
+void run_osu(const ValidateFlags& f) {
+  if (f.suite.size() != 2 || f.suite[0] != "osu") throw CLI::ValidationError("--suite", "use --suite osu latency|bw|bibw");
+  auto test = validate::osu_test_from_string(f.suite[1]);
+  if (!test) throw CLI::ValidationError("--suite", "unknown osu test '" + f.suite[1] + "' (latency, bw, bibw)");
+  validate::OsuOptions o;
+  o.test = *test;
+  o.min_bytes = size_flag("-b", f.min_size == "1K" ? "8" : f.min_size);
+  o.max_bytes = size_flag("-e", f.max_size.value_or("1M"));
+  o.step_factor = f.factor;
+  o.iterations = f.iterations;
+  o.warmup = f.warmup;
+  auto backend = make_backend(f);
+  fmt::print("# ccforge validate --suite osu {} on {}: ranks 0 and 1\n#{:>8} {:>12} {:>12} {:>14}\n", f.suite[1], backend->name(),
+             "protocol", "size (B)", "latency (us)", "bandwidth GB/s");
+  const auto rows = validate::run_osu(*backend, o, [](const validate::OsuRow& r) {
+    fmt::print("{:>9} {:>12} {:>12.3f} {:>14.4f}\n", r.protocol, r.size_bytes, r.latency_us, r.bandwidth_gbps);
+  });
+  const std::filesystem::path out = std::filesystem::path(f.out_dir) / ("osu_" + f.suite[1] + ".csv");
+  write_file_atomically(out, validate::osu_csv(rows));
+  fmt::print("# wrote {}\n", out.string());
+}
+
+}  // namespace
+
+void add_validate_command(CLI::App& app) {
+  auto flags = std::make_shared<ValidateFlags>();
+  CLI::App* cmd = app.add_subcommand("validate", "run algorithms on real buffers, check every element, measure, write measured selection tables");
+  cmd->add_option("--device", flags->device, "host (threads, runs anywhere) or cuda")->check(CLI::IsMember({"host", "cuda"}))->capture_default_str();
+  cmd->add_option("--nranks", flags->nranks, "ranks; algorithms for other rank counts are skipped")->check(CLI::Range(2, 1024))->capture_default_str();
+  cmd->add_option("--coll", flags->collectives, "collectives to run (default: those of the algorithms)")->delimiter(',');
+  auto* algos = cmd->add_option("--algos", flags->algos_dir, "directory of MSCCL XML algorithms")->check(CLI::ExistingDirectory);
+  cmd->add_option("--tuned", flags->tuned_dir, "directory written by `ccforge tune --out` (algorithms/ and selection.csv)")
+      ->check(CLI::ExistingDirectory)->excludes(algos);
+  cmd->add_option("-b,--minbytes", flags->min_size, "smallest size (nccl-tests: bytes of the larger buffer)")->capture_default_str();
+  cmd->add_option("-e,--maxbytes", flags->max_size, "largest size (default 1M on host, 1G on cuda)");
+  cmd->add_option("-f,--stepfactor", flags->factor, "size multiplier")->check(CLI::Range(2, 1024))->capture_default_str();
+  cmd->add_option("-n,--iters", flags->iterations, "timed iterations")->check(CLI::Range(1, 1000000))->capture_default_str();
+  cmd->add_option("-w,--warmup_iters", flags->warmup, "warm-up iterations")->check(CLI::Range(0, 1000000))->capture_default_str();
+  cmd->add_option("-c,--check", flags->check, "check every element (1) or not (0)")->check(CLI::Range(0, 1))->capture_default_str();
+  cmd->add_option("-d,--datatype", flags->dtype, "half, bfloat16, float, double, int32, int64")->capture_default_str();
+  cmd->add_option("-o,--op", flags->op, "sum, prod, min, max")->capture_default_str();
+  cmd->add_flag("--all-sizes", flags->all_sizes, "run every algorithm at every size, not only inside its [minBytes, maxBytes]");
+  cmd->add_option("--out", flags->out_dir, "output directory")->capture_default_str();
+  cmd->add_option("--watchdog-ms", flags->watchdog_ms, "a run with no progress for this long is a deadlock")->check(CLI::Range(10, 3600000))->capture_default_str();
+  cmd->add_option("--suite", flags->suite, "osu latency|bw|bibw: point-to-point suite between ranks 0 and 1")->expected(2);
+  cmd->callback([flags] {
+    if (!flags->suite.empty()) return run_osu(*flags);
+    run_collectives(*flags);
+  });
+}
+
+}  // namespace ccforge::cli

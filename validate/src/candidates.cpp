@@ -1,0 +1,46 @@
+// Algorithm directories (--algos DIR, --tuned DIR/algorithms) and tune's lower bounds.
+#include <algorithm>
+#include <sstream>
+#include <string>
+
+#include "ccforge/common/atomic_file.hpp"
+#include "ccforge/common/diag.hpp"
+#include "ccforge/validate/validate.hpp"
+
+namespace ccforge::validate {
+
+std::vector<Candidate> load_algorithms(const std::filesystem::path& dir) {
+  namespace fs = std::filesystem;
+  if (!fs::is_directory(dir)) throw DiagError(Diag{{dir.string(), 0}, "not a directory", "pass a directory of MSCCL XML files"});
+  std::vector<fs::path> files;
+  for (const auto& entry : fs::directory_iterator(dir))
+    if (entry.is_regular_file() && entry.path().extension() == ".xml") files.push_back(entry.path());
+  std::sort(files.begin(), files.end());  // the executor's load order (formats.md §2.1)
+  std::vector<Candidate> out;
+  for (const fs::path& f : files) out.push_back(Candidate{ir::read_msccl_xml(f), f});
+  return out;
+}
+
+std::vector<TunedBound> read_tuned_bounds(const std::filesystem::path& selection_csv) {
+  std::istringstream in(read_file(selection_csv));
+  std::string line;
+  std::getline(in, line);
+  if (line.rfind("collective,size_bytes,nccl_us,best_us,speedup,algorithm,protocol,lower_bound_pct", 0) != 0)
+    throw DiagError(Diag{{selection_csv.string(), 1}, "not a tune selection.csv header", "pass the directory `ccforge tune --out` wrote"});
+  std::vector<TunedBound> out;
+  for (int number = 2; std::getline(in, line); ++number) {
+    std::vector<std::string> f;
+    std::stringstream fields(line);
+    for (std::string cell; std::getline(fields, cell, ',');) f.push_back(cell);
+    try {
+      if (f.size() < 8) throw std::invalid_argument("fields");
+      const double best = std::stod(f[3]), pct = std::stod(f[7]);
+      out.push_back(TunedBound{f[0], std::stoull(f[1]), best * pct / 100.0});
+    } catch (const std::exception&) {
+      throw DiagError(Diag{{selection_csv.string(), number}, "malformed selection row", "expect 8 comma-separated fields with numbers"});
+    }
+  }
+  return out;
+}
+
+}  // namespace ccforge::validate

@@ -1,0 +1,117 @@
+// The sweep: per collective and size, NCCL (where the backend has it) and every algorithm whose band
+// covers the size, each out of place and in place as it allows, timed nccl-tests style and checked.
+#include <string>
+
+#include "ccforge/common/diag.hpp"
+#include "ccforge/validate/validate.hpp"
+#include "reference.hpp"
+
+namespace ccforge::validate {
+namespace {
+
+using executor::CallSpec;
+
+struct Target {
+  const Candidate* candidate = nullptr;  // null: the backend's baseline (NCCL)
+};
+
+Measurement describe(const SweepOptions& o, const CallSpec& call, ByteCount size, const Target& t) {
+  Measurement m;
+  m.collective = ir::to_string(call.collective);
+  m.algorithm = t.candidate ? t.candidate->algorithm.name : "NCCL";
+  if (t.candidate && m.algorithm.empty()) m.algorithm = t.candidate->file.stem().string();
+  m.file = t.candidate ? t.candidate->file.string() : "";
+  m.protocol = t.candidate ? ir::to_string(t.candidate->algorithm.protocol) : "";
+  m.size_bytes = size;
+  m.count = call.count;
+  m.type = executor::to_string(o.dtype);
+  m.redop = executor::to_string(o.op);
+  m.inplace = call.inplace;
+  return m;
+}
+
+// Warm-up, timed iterations, then a fresh run on re-initialised buffers for the check (in-place
+// iterations feed on their own output, as in nccl-tests). False when the baseline does not exist.
+bool measure(executor::Backend& backend, const SweepOptions& o, const CallSpec& call, const Target& t, Measurement& m) {
+  const auto run = [&](std::vector<executor::RankBuffers>& buffers, int n) -> std::optional<executor::Timing> {
+    if (t.candidate) return backend.run(t.candidate->algorithm, call, buffers, n);
+    return backend.run_baseline(call, buffers, n);
+  };
+  try {
+    auto buffers = make_inputs(call, o.nranks);
+    if (o.warmup > 0 && !run(buffers, o.warmup)) return false;
+    const auto timing = run(buffers, o.iterations);
+    if (!timing) return false;
+    m.time_us = timing->avg_us;
+    m.wrong = -1;
+    if (o.check) {
+      buffers = make_inputs(call, o.nranks);
+      run(buffers, 1);
+      m.wrong = count_wrong(call, o.nranks, buffers);
+    }
+  } catch (const DiagError& e) {
+    m.error = e.what();
+  }
+  const double algbw = m.time_us > 0 ? static_cast<double>(m.size_bytes) / (m.time_us * 1e3) : 0.0;  // GB/s
+  m.algbw_gbps = algbw;
+  m.busbw_gbps = algbw * bus_bandwidth_factor(call.collective, o.nranks);
+  return true;
+}
+
+std::vector<ir::Collective> collectives_of(const std::vector<Candidate>& candidates, const SweepOptions& o) {
+  if (!o.collectives.empty()) return o.collectives;
+  std::vector<ir::Collective> out;
+  for (const Candidate& c : candidates)
+    if (std::find(out.begin(), out.end(), c.algorithm.collective) == out.end()) out.push_back(c.algorithm.collective);
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+bool in_band(const ir::Algorithm& a, ByteCount size) { return size >= a.min_bytes && (a.max_bytes == 0 || size <= a.max_bytes); }
+
+}  // namespace
+
+double bus_bandwidth_factor(ir::Collective c, int nranks) {
+  const double n = nranks;
+  using enum ir::Collective;
+  switch (c) {
+    case AllReduce: return 2.0 * (n - 1) / n;
+    case AllGather: case ReduceScatter: case AllToAll: case Gather: case Scatter: return (n - 1) / n;
+    default: return 1.0;  // broadcast, reduce, send/recv
+  }
+}
+
+SweepResult run_sweep(executor::Backend& backend, const std::vector<Candidate>& candidates, const SweepOptions& o,
+                      const std::function<void(const Measurement&)>& on_run) {
+  if (o.step_factor < 2 || o.min_bytes == 0 || o.min_bytes > o.max_bytes)
+    throw DiagError(Diag{{"validate", 0}, "size sweep -b/-e/-f is empty or endless", "use -b > 0, -b <= -e and -f >= 2"});
+  SweepResult result{backend.name(), o.nranks, {}, {}};
+  const std::size_t elem = executor::size_of(o.dtype);
+  for (ir::Collective coll : collectives_of(candidates, o)) {
+    const int multiplier = ir::size_multiplier(coll, o.nranks);
+    for (ByteCount size = o.min_bytes; size <= o.max_bytes; size *= static_cast<ByteCount>(o.step_factor)) {
+      const std::size_t elems = size / elem;
+      if (size % elem != 0 || elems % static_cast<std::size_t>(multiplier) != 0) continue;
+      std::vector<Target> targets{Target{}};
+      for (const Candidate& c : candidates)
+        if (c.algorithm.collective == coll && c.algorithm.ngpus == o.nranks && (o.all_sizes || in_band(c.algorithm, size)))
+          targets.push_back(Target{&c});
+      for (const Target& t : targets) {
+        for (bool inplace : {false, true}) {
+          const CallSpec call{coll, elems / static_cast<std::size_t>(multiplier), o.dtype, o.op, inplace};
+          if (t.candidate && executor::why_not_runnable(t.candidate->algorithm, call)) continue;
+          Measurement m = describe(o, call, size, t);
+          if (!measure(backend, o, call, t, m)) continue;
+          if (!m.ok() && t.candidate && std::find(result.broken.begin(), result.broken.end(), m.file) == result.broken.end())
+            result.broken.push_back(m.file);
+          if (on_run) on_run(m);
+          result.runs.push_back(std::move(m));
+        }
+      }
+      if (size > o.max_bytes / static_cast<ByteCount>(o.step_factor)) break;  // next step would overflow or pass -e
+    }
+  }
+  return result;
+}
+
+}  // namespace ccforge::validate
