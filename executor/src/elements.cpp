@@ -106,4 +106,45 @@ void reduce_elements(DataType type, RedOp op, std::byte* dst, const std::byte* a
   }
 }
 
+namespace {
+
+template <typename T>
+void store_as(double value, std::byte* p) {
+  const T v = static_cast<T>(value);
+  std::memcpy(p, &v, sizeof(T));
+}
+
+template <typename T>
+double load_as(const std::byte* p) {
+  T v;
+  std::memcpy(&v, p, sizeof(T));
+  return static_cast<double>(v);
+}
+
+}  // namespace
+
+void store_element(DataType t, double value, std::byte* p) {
+  switch (t) {
+    case DataType::Half: return store_as<std::uint16_t>(float_to_half_bits(static_cast<float>(value)), p);
+    case DataType::BFloat16: return store_as<std::uint16_t>(float_to_bfloat16_bits(static_cast<float>(value)), p);
+    case DataType::Float: return store_as<float>(value, p);
+    case DataType::Double: return store_as<double>(value, p);
+    case DataType::Int32: return store_as<std::int32_t>(value, p);
+    case DataType::Int64: return store_as<std::int64_t>(value, p);
+  }
+}
+
+double load_element(DataType t, const std::byte* p) {
+  std::uint16_t bits;
+  switch (t) {
+    case DataType::Half: std::memcpy(&bits, p, 2); return half_bits_to_float(bits);
+    case DataType::BFloat16: std::memcpy(&bits, p, 2); return bfloat16_bits_to_float(bits);
+    case DataType::Float: return load_as<float>(p);
+    case DataType::Double: return load_as<double>(p);
+    case DataType::Int32: return load_as<std::int32_t>(p);
+    case DataType::Int64: return load_as<std::int64_t>(p);
+  }
+  return 0.0;
+}
+
 }  // namespace ccforge::executor

@@ -26,6 +26,10 @@ std::optional<DataType> data_type_from_string(std::string_view s);
 std::optional<RedOp> red_op_from_string(std::string_view s);
 std::size_t size_of(DataType t);
 
+// One element of `t` at `p`, as the reductions see it (half/bfloat16 rounded to nearest even).
+void store_element(DataType t, double value, std::byte* p);
+double load_element(DataType t, const std::byte* p);
+
 // One collective call as the NCCL API sees it: `count` is the API element count (per rank for
 // allgather/reducescatter/alltoall, exactly as ncclAllGather etc. take it).
 struct CallSpec {
