@@ -1,12 +1,12 @@
 // Speed targets of the topology part (see topology/README.md, Validation):
 //   LoadNdv5X128 + SummarizeNdv5X128 < 1 s together (`ccforge topo show data/topologies/ndv5-x128.xml`);
 //   RouteRowNdv5X128: one source row of 1024 routes, the unit the simulator pays per rank.
-#include <filesystem>
-#include <fstream>
+#include "ccforge/topology/topology.hpp"
 
 #include <benchmark/benchmark.h>
 
-#include "ccforge/topology/topology.hpp"
+#include <filesystem>
+#include <fstream>
 
 namespace {
 

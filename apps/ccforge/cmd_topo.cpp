@@ -1,14 +1,14 @@
 // `ccforge topo show|check FILE`: flags and printing only; the topology library computes everything.
-#include <cmath>
-#include <optional>
-#include <string>
+#include "ccforge/topology/topology.hpp"
+#include "commands.hpp"
 
 #include <CLI/CLI.hpp>
 #include <fmt/core.h>
 #include <nlohmann/json.hpp>
 
-#include "ccforge/topology/topology.hpp"
-#include "commands.hpp"
+#include <cmath>
+#include <optional>
+#include <string>
 
 namespace ccforge::cli {
 namespace {
@@ -18,7 +18,7 @@ namespace topo = ccforge::topo;
 struct TopoFlags {
   std::string file;
   std::string gpu_model;
-  std::string fabric = "nvswitch";
+  std::optional<std::string> fabric;
   std::optional<int> nvlinks_per_gpu;
   std::optional<double> nic_gbps;
   std::string profile;
@@ -28,7 +28,7 @@ struct TopoFlags {
 void add_input_flags(CLI::App& cmd, TopoFlags& f) {
   cmd.add_option("file", f.file, "NCCL topology XML, ccforge <node> file or ccforge <cluster> file")->required();
   cmd.add_option("--gpu-model", f.gpu_model, "complete a partial (PCI-only) file: GPU model, e.g. \"H100 SXM\"");
-  cmd.add_option("--fabric", f.fabric, "with --gpu-model: nvswitch or none")->capture_default_str();
+  cmd.add_option("--fabric", f.fabric, "with --gpu-model: nvswitch (default) or none");
   cmd.add_option("--nvlinks-per-gpu", f.nvlinks_per_gpu, "with --gpu-model: NVLinks per GPU (default: the model's)");
   cmd.add_option("--nic-gbps", f.nic_gbps, "with --gpu-model: NIC speed in Gb/s, e.g. 400");
   cmd.add_option("--profile", f.profile, "profile file overriding link.* model parameters");
@@ -37,9 +37,9 @@ void add_input_flags(CLI::App& cmd, TopoFlags& f) {
 topo::Topology load(const TopoFlags& f) {
   topo::LoadOptions options;
   if (!f.gpu_model.empty()) {
-    options.machine = topo::MachineDescription{f.gpu_model, f.fabric, f.nvlinks_per_gpu, f.nic_gbps};
-  } else if (f.nvlinks_per_gpu || f.nic_gbps) {
-    throw CLI::ValidationError("--nvlinks-per-gpu/--nic-gbps", "need --gpu-model too");
+    options.machine = topo::MachineDescription{f.gpu_model, f.fabric.value_or("nvswitch"), f.nvlinks_per_gpu, f.nic_gbps};
+  } else if (f.fabric || f.nvlinks_per_gpu || f.nic_gbps) {
+    throw CLI::ValidationError("--fabric/--nvlinks-per-gpu/--nic-gbps", "describe a machine only together with --gpu-model");
   }
   if (!f.profile.empty()) options.profile = topo::read_profile(f.profile);
   return topo::load_topology(f.file, options);

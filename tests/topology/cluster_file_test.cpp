@@ -1,13 +1,12 @@
 // Cluster expansion: counts, rank numbering and the fabric between nodes.
-#include <filesystem>
-#include <fstream>
-
-#include <unistd.h>
+#include "ccforge/topology/topology.hpp"
+#include "test_paths.hpp"
 
 #include <gtest/gtest.h>
 
-#include "ccforge/topology/topology.hpp"
-#include "test_paths.hpp"
+#include <filesystem>
+#include <fstream>
+#include <unistd.h>
 
 namespace ccforge::topo {
 namespace {

@@ -1,11 +1,11 @@
+#include "ccforge/topology/topology.hpp"
+
+#include <gtest/gtest.h>
+
 #include <fstream>
 #include <iterator>
 #include <set>
 #include <string>
-
-#include <gtest/gtest.h>
-
-#include "ccforge/topology/topology.hpp"
 
 namespace ccforge::topo {
 namespace {

@@ -1,15 +1,15 @@
 // Every file in tests/topology/malformed/ is one bad input; NAME.expected holds the one-line message it
 // must produce ("NAME.xml:LINE: problem (fix)"). Files named *.profile.xml are profiles, applied to ndv5.
-#include <filesystem>
-#include <fstream>
-#include <string>
-#include <vector>
+#include "ccforge/topology/topology.hpp"
+#include "test_paths.hpp"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "ccforge/topology/topology.hpp"
-#include "test_paths.hpp"
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
 
 namespace ccforge::topo {
 namespace {

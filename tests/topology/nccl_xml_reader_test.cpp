@@ -1,9 +1,9 @@
 // Both NCCL XML forms: Azure's partial PCI-only files completed from a machine description, and full dumps.
-#include <gmock/gmock.h>
-#include <gtest/gtest.h>
-
 #include "ccforge/topology/topology.hpp"
 #include "test_paths.hpp"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
 
 namespace ccforge::topo {
 namespace {

@@ -1,13 +1,12 @@
-#include <filesystem>
-#include <fstream>
-
-#include <unistd.h>
+#include "ccforge/topology/topology.hpp"
+#include "test_paths.hpp"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "ccforge/topology/topology.hpp"
-#include "test_paths.hpp"
+#include <filesystem>
+#include <fstream>
+#include <unistd.h>
 
 namespace ccforge::topo {
 namespace {

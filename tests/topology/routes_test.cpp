@@ -1,12 +1,12 @@
 // Routes on machines whose answers follow from their wiring.
-#include <array>
-#include <thread>
-#include <vector>
+#include "ccforge/topology/topology.hpp"
+#include "test_paths.hpp"
 
 #include <gtest/gtest.h>
 
-#include "ccforge/topology/topology.hpp"
-#include "test_paths.hpp"
+#include <array>
+#include <thread>
+#include <vector>
 
 namespace ccforge::topo {
 namespace {

@@ -1,10 +1,10 @@
 // What `topo show` prints comes from summarize(); check it on every bundled topology.
-#include <map>
+#include "ccforge/topology/topology.hpp"
+#include "test_paths.hpp"
 
 #include <gtest/gtest.h>
 
-#include "ccforge/topology/topology.hpp"
-#include "test_paths.hpp"
+#include <map>
 
 namespace ccforge::topo {
 namespace {

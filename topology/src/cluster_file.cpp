@@ -1,13 +1,13 @@
 #include "cluster_file.hpp"
 
+#include "node_builder.hpp"
+
+#include <fmt/core.h>
+
 #include <algorithm>
 #include <set>
 #include <string_view>
 #include <vector>
-
-#include <fmt/core.h>
-
-#include "node_builder.hpp"
 
 namespace ccforge::topo {
 namespace {

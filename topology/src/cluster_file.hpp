@@ -3,14 +3,15 @@
 //            switch_latency_us="0.13" switch_ports="64" oversubscription="1"/>
 #pragma once
 
-#include <filesystem>
-#include <optional>
-#include <string>
-
-#include "ccforge/common/params.hpp"
 #include "graph_data.hpp"
 #include "raw_topology.hpp"
 #include "xml_source.hpp"
+
+#include "ccforge/common/params.hpp"
+
+#include <filesystem>
+#include <optional>
+#include <string>
 
 namespace ccforge::topo {
 

@@ -1,14 +1,14 @@
 #include "complete.hpp"
 
+#include "gpu_models.hpp"
+
+#include <fmt/core.h>
+
 #include <algorithm>
 #include <map>
 #include <set>
 #include <string>
 #include <vector>
-
-#include <fmt/core.h>
-
-#include "gpu_models.hpp"
 
 namespace ccforge::topo {
 namespace {

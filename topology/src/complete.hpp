@@ -3,9 +3,9 @@
 // then every GPU gets its model, and peer links, ranks and link counts are checked.
 #pragma once
 
-#include <optional>
-
 #include "raw_topology.hpp"
+
+#include <optional>
 
 namespace ccforge::topo {
 

@@ -2,10 +2,10 @@
 // the part has. Used to complete Azure's partial files and to reject impossible link counts.
 #pragma once
 
+#include "ccforge/topology/topology.hpp"
+
 #include <string>
 #include <string_view>
-
-#include "ccforge/topology/topology.hpp"
 
 namespace ccforge::topo {
 

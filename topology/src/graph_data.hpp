@@ -1,10 +1,10 @@
 // The vertex and link lists being built, before they are frozen into a Topology.
 #pragma once
 
+#include "ccforge/topology/topology.hpp"
+
 #include <string>
 #include <vector>
-
-#include "ccforge/topology/topology.hpp"
 
 namespace ccforge::topo {
 

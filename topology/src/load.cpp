@@ -1,16 +1,16 @@
 // load_topology: the pipeline of named passes. XML -> RawTopology (read_nccl_system, or a ccforge <node>
 // wrapper, or a <cluster> of nodes) -> complete() -> build_node()/expand_cluster() -> Topology, whose
 // GPUs must all reach each other.
-#include <string_view>
-
-#include <fmt/core.h>
-
 #include "cluster_file.hpp"
 #include "complete.hpp"
 #include "nccl_xml_reader.hpp"
 #include "node_builder.hpp"
 #include "topology_impl.hpp"
 #include "xml_source.hpp"
+
+#include <fmt/core.h>
+
+#include <string_view>
 
 namespace ccforge::topo {
 namespace {

@@ -1,12 +1,12 @@
 #include "nccl_xml_reader.hpp"
 
+#include <fmt/core.h>
+
 #include <array>
 #include <cctype>
 #include <map>
 #include <string_view>
 #include <utility>
-
-#include <fmt/core.h>
 
 namespace ccforge::topo {
 namespace {

@@ -1,10 +1,10 @@
 // Pass 1: NCCL topology XML (<system version="1">) -> RawTopology, each record with its SourceLoc.
 #pragma once
 
-#include <pugixml.hpp>
-
 #include "raw_topology.hpp"
 #include "xml_source.hpp"
+
+#include <pugixml.hpp>
 
 namespace ccforge::topo {
 

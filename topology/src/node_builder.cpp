@@ -1,13 +1,13 @@
 #include "node_builder.hpp"
 
-#include <algorithm>
-#include <map>
-#include <optional>
+#include "complete.hpp"
+#include "gpu_models.hpp"
 
 #include <fmt/core.h>
 
-#include "complete.hpp"
-#include "gpu_models.hpp"
+#include <algorithm>
+#include <map>
+#include <optional>
 
 namespace ccforge::topo {
 namespace {

@@ -1,12 +1,13 @@
 // Pass 3: one completed RawTopology -> vertices and links of one node, appended to a GraphData.
 #pragma once
 
-#include <string>
-#include <vector>
-
-#include "ccforge/common/params.hpp"
 #include "graph_data.hpp"
 #include "raw_topology.hpp"
+
+#include "ccforge/common/params.hpp"
+
+#include <string>
+#include <vector>
 
 namespace ccforge::topo {
 

@@ -1,12 +1,13 @@
 // Profile files: <profile><param name="link.pcie.latency" value="0.42"/>...</profile>. Calibration writes
 // them; loaders apply the entries of their own prefix and reject names they do not know.
-#include <sstream>
+#include "ccforge/topology/topology.hpp"
+#include "xml_source.hpp"
+
+#include "ccforge/common/atomic_file.hpp"
 
 #include <fmt/core.h>
 
-#include "ccforge/common/atomic_file.hpp"
-#include "ccforge/topology/topology.hpp"
-#include "xml_source.hpp"
+#include <sstream>
 
 namespace ccforge::topo {
 

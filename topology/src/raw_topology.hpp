@@ -2,13 +2,14 @@
 // Every record keeps the SourceLoc of its element so later passes can name the offending line.
 #pragma once
 
+#include "ccforge/topology/topology.hpp"
+
+#include "ccforge/common/diag.hpp"
+
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include "ccforge/common/diag.hpp"
-#include "ccforge/topology/topology.hpp"
 
 namespace ccforge::topo {
 

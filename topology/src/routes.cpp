@@ -1,11 +1,11 @@
 #include "routes.hpp"
 
+#include <boost/graph/dijkstra_shortest_paths.hpp>
+#include <boost/property_map/property_map.hpp>
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
-
-#include <boost/graph/dijkstra_shortest_paths.hpp>
-#include <boost/property_map/property_map.hpp>
 
 namespace ccforge::topo {
 namespace {

@@ -1,11 +1,11 @@
 // Pass 4: GPU-to-GPU routes with Boost.Graph's Dijkstra, one source row at a time.
 #pragma once
 
-#include <vector>
+#include "graph_data.hpp"
 
 #include <boost/graph/adjacency_list.hpp>
 
-#include "graph_data.hpp"
+#include <vector>
 
 namespace ccforge::topo {
 

@@ -1,9 +1,9 @@
 // The data of `ccforge topo show`: counts, per-GPU bandwidths, and the GPU x GPU route matrix or, for
 // large clusters, its summary by kind of pair (never all N^2 routes, so 1024 GPUs stay fast).
+#include "ccforge/topology/topology.hpp"
+
 #include <algorithm>
 #include <array>
-
-#include "ccforge/topology/topology.hpp"
 
 namespace ccforge::topo {
 namespace {

@@ -1,13 +1,13 @@
 // The data behind a Topology: frozen graph, link model and the lazily filled route rows.
 #pragma once
 
+#include "graph_data.hpp"
+#include "routes.hpp"
+
 #include <memory>
 #include <mutex>
 #include <string>
 #include <vector>
-
-#include "graph_data.hpp"
-#include "routes.hpp"
 
 namespace ccforge::topo {
 

@@ -1,10 +1,10 @@
 #include "xml_source.hpp"
 
-#include <charconv>
+#include "ccforge/common/atomic_file.hpp"
 
 #include <fmt/core.h>
 
-#include "ccforge/common/atomic_file.hpp"
+#include <charconv>
 
 namespace ccforge::topo {
 

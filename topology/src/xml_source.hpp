@@ -1,15 +1,15 @@
 // An XML file held with its text, so that every element can be turned into "FILE:LINE".
 #pragma once
 
+#include "ccforge/common/diag.hpp"
+
+#include <pugixml.hpp>
+
 #include <cstdint>
 #include <filesystem>
 #include <optional>
 #include <string>
 #include <string_view>
-
-#include <pugixml.hpp>
-
-#include "ccforge/common/diag.hpp"
 
 namespace ccforge::topo {
 
