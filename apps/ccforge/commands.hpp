@@ -9,5 +9,6 @@ namespace ccforge::cli {
 void add_topo_command(CLI::App& app);
 void add_sim_command(CLI::App& app);
 void add_validate_command(CLI::App& app);
+void add_ir_command(CLI::App& app);
 
 }  // namespace ccforge::cli

@@ -53,6 +53,8 @@ class AlgorithmBuilder {
   Algorithm build() const;
 
  private:
+  void record(OpType kind, ChunkRef src, ChunkRef dst, int channel, bool local);
+
   struct Op {
     OpType kind;  // Copy, Reduce, Send (plain transfer) or RecvReduceCopy (reducing transfer)
     ChunkRef src;

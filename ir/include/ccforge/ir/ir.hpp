@@ -109,6 +109,7 @@ struct CheckIssue {
 
 struct CheckReport {
   std::vector<CheckIssue> issues;
+  std::vector<std::string> notes;  // what was not proven and why (e.g. no postcondition for sendrecv)
   bool ok() const { return issues.empty(); }
 };
 

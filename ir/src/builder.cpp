@@ -1,0 +1,201 @@
+// Second half of build(): emit steps in program order, adding the cross-tb dependencies that keep
+// every chunk's reads and writes in program order (first dep on the op, extra deps as nops, hasdep
+// on dependees), then check the executor limits. Because every tb lists its steps in program order
+// and every edge of the step graph points forward in it, the result cannot deadlock.
+#include "ccforge/ir/builder.hpp"
+
+#include <algorithm>
+#include <map>
+
+#include "builder_plan.hpp"
+#include "op_traits.hpp"
+
+namespace ccforge::ir {
+namespace {
+
+struct StepAt {
+  int tb;
+  int step;
+};
+
+[[noreturn]] void fail(const BuilderSpec& spec, std::string problem, std::string fix) {
+  throw DiagError(Diag{{"builder " + spec.name, 0}, std::move(problem), std::move(fix)});
+}
+
+class Emitter {
+ public:
+  Emitter(const BuilderSpec& spec, const BuildPlan& plan) : spec_(spec), plan_(plan) {
+    ranks_.resize(plan.ranks.size());
+    for (std::size_t r = 0; r < plan.ranks.size(); ++r) {
+      ranks_[r].tbs.resize(plan.ranks[r].tbs.size());
+      ranks_[r].waited.resize(plan.ranks[r].tbs.size());
+    }
+  }
+
+  void emit_all() {
+    for (const PlannedOp& op : plan_.ops) emit(op);
+  }
+
+  std::vector<GpuProgram> programs() const;
+
+ private:
+  struct ChunkState {
+    StepAt last_write{-1, -1};
+    std::vector<StepAt> reads_since;
+  };
+  struct RankState {
+    std::vector<std::vector<Step>> tbs;
+    std::vector<std::map<int, int>> waited;  // per tb: other tb -> highest step already waited on
+    std::map<std::pair<int, int>, ChunkState> chunks;  // (buffer, index) -> state
+  };
+
+  void emit(const PlannedOp& op) {
+    const RankLayout& src_layout = plan_.ranks[static_cast<std::size_t>(op.src.rank)];
+    const RankLayout& dst_layout = plan_.ranks[static_cast<std::size_t>(op.dst.rank)];
+    if (op.kind == OpType::Copy || op.kind == OpType::Reduce) {
+      add_step(op.src.rank, src_layout.tb_local(op.channel), op.kind, op.src, op.dst);
+      return;
+    }
+    if (!op.sent_by_fusion) add_step(op.src.rank, src_layout.tb_sending(op.dst.rank, op.channel), OpType::Send, op.src, op.dst);
+    const bool reduces = op.kind == OpType::RecvReduceCopy;
+    if (op.fused_send >= 0) {
+      const PlannedOp& next = plan_.ops[static_cast<std::size_t>(op.fused_send)];
+      add_step(op.dst.rank, dst_layout.tb_sending(next.dst.rank, op.channel), reduces ? OpType::RecvReduceCopySend : OpType::RecvCopySend,
+               op.dst, op.dst);
+    } else {
+      add_step(op.dst.rank, dst_layout.tb_receiving(op.src.rank, op.channel), reduces ? OpType::RecvReduceCopy : OpType::Recv,
+               reduces ? op.dst : op.src, op.dst);
+    }
+  }
+
+  // Latest conflicting access of every chunk the step touches, on other tbs of the rank.
+  std::map<int, int> conflicts(RankState& rs, int tb, const Step& st) const {
+    const OpTraits tr = traits(st.type);
+    std::map<int, int> deps;
+    auto need = [&](StepAt a) {
+      if (a.tb >= 0 && a.tb != tb) deps[a.tb] = std::max(deps[a.tb], a.step);
+    };
+    for (int k = 0; k < st.count; ++k) {
+      if (tr.reads_src) need(rs.chunks[{static_cast<int>(st.src_buf), st.src_off + k}].last_write);
+      if (!tr.writes_dst) continue;
+      const ChunkState& c = rs.chunks[{static_cast<int>(st.dst_buf), st.dst_off + k}];
+      need(c.last_write);
+      for (StepAt r : c.reads_since) need(r);
+    }
+    for (auto it = deps.begin(); it != deps.end();) {
+      const auto w = rs.waited[static_cast<std::size_t>(tb)].find(it->first);
+      it = w != rs.waited[static_cast<std::size_t>(tb)].end() && w->second >= it->second ? deps.erase(it) : std::next(it);
+    }
+    return deps;
+  }
+
+  void add_step(int rank, int tb, OpType type, const ChunkRef& src, const ChunkRef& dst) {
+    RankState& rs = ranks_[static_cast<std::size_t>(rank)];
+    auto& steps = rs.tbs[static_cast<std::size_t>(tb)];
+    Step st{type, src.buf, src.index, dst.buf, dst.index, dst.count};
+    const std::map<int, int> deps = conflicts(rs, tb, st);
+    for (auto it = deps.begin(); it != deps.end(); ++it) {
+      rs.tbs[static_cast<std::size_t>(it->first)][static_cast<std::size_t>(it->second)].has_dep = true;
+      rs.waited[static_cast<std::size_t>(tb)][it->first] = it->second;
+      if (std::next(it) == deps.end()) break;  // the last dep rides on the op itself
+      steps.push_back(Step{OpType::Nop, BufferKind::Input, -1, BufferKind::Output, -1, 0, it->first, it->second});
+    }
+    if (!deps.empty()) {
+      st.dep_tb = deps.rbegin()->first;
+      st.dep_step = deps.rbegin()->second;
+    }
+    if (type == OpType::Reduce && st.dep_tb < 0) limit_fused_chain(steps, st);
+    steps.push_back(st);
+    record_accesses(rs, StepAt{tb, static_cast<int>(steps.size()) - 1}, st);
+  }
+
+  // Keeps chains of fused `re` at most MSCCL_MAX_REDUCE_FUSION long: hasdep=1 ends a chain.
+  void limit_fused_chain(std::vector<Step>& steps, const Step& next) const {
+    int chain = 0;
+    for (auto it = steps.rbegin(); it != steps.rend(); ++it) {
+      const bool member = it->type == OpType::Reduce && it->dst_buf == next.dst_buf && it->dst_off == next.dst_off &&
+                          it->src_buf == next.src_buf && !it->has_dep;
+      if (!member) break;
+      ++chain;
+      if (it->dep_tb >= 0) break;
+    }
+    if (chain >= Limits{}.max_reduce_fusion) steps.back().has_dep = true;
+  }
+
+  static void record_accesses(RankState& rs, StepAt at, const Step& st) {
+    const OpTraits tr = traits(st.type);
+    for (int k = 0; k < st.count; ++k) {
+      if (tr.reads_src) rs.chunks[{static_cast<int>(st.src_buf), st.src_off + k}].reads_since.push_back(at);
+      if (tr.writes_dst) rs.chunks[{static_cast<int>(st.dst_buf), st.dst_off + k}] = ChunkState{at, {}};
+    }
+  }
+
+  const BuilderSpec& spec_;
+  const BuildPlan& plan_;
+  std::vector<RankState> ranks_;
+};
+
+std::vector<GpuProgram> Emitter::programs() const {
+  std::vector<GpuProgram> gpus(ranks_.size());
+  for (std::size_t r = 0; r < ranks_.size(); ++r) {
+    GpuProgram& g = gpus[r];
+    g.rank = static_cast<int>(r);
+    g.input_chunks = plan_.input_chunks[r];
+    g.output_chunks = plan_.output_chunks[r];
+    g.scratch_chunks = plan_.scratch_chunks[r];
+    for (std::size_t t = 0; t < ranks_[r].tbs.size(); ++t) {
+      const TbKey& key = plan_.ranks[r].tbs[t];
+      g.tbs.push_back(ThreadBlock{static_cast<int>(t), key.send_peer, key.recv_peer, key.channel, ranks_[r].tbs[t]});
+    }
+  }
+  (void)spec_;
+  return gpus;
+}
+
+void check_limits(const BuilderSpec& spec, const Algorithm& algo) {
+  const Limits limits;
+  if (algo.nchannels > limits.max_channels)
+    fail(spec, "uses " + std::to_string(algo.nchannels) + " channels, more than MAXCHANNELS=" + std::to_string(limits.max_channels), "use fewer channels");
+  for (const GpuProgram& g : algo.gpus) {
+    std::map<int, int> senders, receivers;
+    for (const ThreadBlock& tb : g.tbs) {
+      if (static_cast<int>(tb.steps.size()) > limits.max_steps_per_tb)
+        fail(spec, "rank " + std::to_string(g.rank) + " tb " + std::to_string(tb.id) + " needs " + std::to_string(tb.steps.size()) +
+                       " steps, more than MSCCL_MAX_NUM_STEPS=" + std::to_string(limits.max_steps_per_tb),
+             "spread the transfers over more channels or use larger chunk runs");
+      if ((tb.send_peer >= 0 && ++senders[tb.channel] > limits.max_tbs_per_channel) ||
+          (tb.recv_peer >= 0 && ++receivers[tb.channel] > limits.max_tbs_per_channel))
+        fail(spec, "rank " + std::to_string(g.rank) + " has more than " + std::to_string(limits.max_tbs_per_channel) + " tbs per direction on channel " + std::to_string(tb.channel),
+             "use more channels");
+    }
+  }
+}
+
+}  // namespace
+
+Algorithm AlgorithmBuilder::build() const {
+  std::vector<PlannedOp> recorded;
+  for (const Op& op : ops_) recorded.push_back(PlannedOp{op.kind, op.src, op.dst, op.channel});
+  const BuildPlan plan = plan_build(spec_, recorded);
+  Emitter emitter(spec_, plan);
+  emitter.emit_all();
+  Algorithm algo;
+  algo.name = spec_.name;
+  algo.collective = spec_.collective;
+  algo.protocol = spec_.protocol;
+  algo.ngpus = spec_.ngpus;
+  algo.inplace = spec_.inplace;
+  algo.outofplace = !spec_.inplace;
+  algo.gpus = emitter.programs();
+  int max_channel = 0, max_chunks = 1;
+  for (const GpuProgram& g : algo.gpus) {
+    max_chunks = std::max({max_chunks, g.input_chunks, g.output_chunks});
+    for (const ThreadBlock& tb : g.tbs) max_channel = std::max(max_channel, tb.channel);
+  }
+  algo.nchannels = max_channel + 1;
+  algo.nchunksperloop = max_chunks;
+  check_limits(spec_, algo);
+  return algo;
+}
+
+}  // namespace ccforge::ir

@@ -1,0 +1,124 @@
+// Postcondition by symbolic execution: run the steps in a topological order of the step graph (any
+// order gives the same result once races are excluded), tracking for every chunk the multiset of
+// input contributions it holds, then compare each output chunk with what the collective requires.
+#include <algorithm>
+#include <iterator>
+#include <string>
+#include <vector>
+
+#include "buffer_space.hpp"
+#include "check_phases.hpp"
+#include "op_traits.hpp"
+#include "postcondition.hpp"
+
+namespace ccforge::ir {
+namespace {
+
+struct Value {
+  bool undefined = true;  // uninitialised memory, or anything combined with it
+  std::vector<Term> terms;  // sorted multiset
+};
+
+Value combine(const Value& a, const Value& b) {
+  Value v;
+  v.undefined = a.undefined || b.undefined;
+  if (v.undefined) return v;
+  v.terms.reserve(a.terms.size() + b.terms.size());
+  std::merge(a.terms.begin(), a.terms.end(), b.terms.begin(), b.terms.end(), std::back_inserter(v.terms));
+  return v;
+}
+
+class SymbolicRun {
+ public:
+  SymbolicRun(const StepGraph& graph, const BufferSpace& space, const TermCodec& codec, int ngpus)
+      : graph_(graph), space_(space), mem_(static_cast<std::size_t>(space.size())),
+        writer_(static_cast<std::size_t>(space.size()), -1), in_flight_(static_cast<std::size_t>(graph.size())) {
+    for (int q = 0; q < ngpus; ++q)
+      for (int k = 0; k < space.counts(q).input; ++k) {
+        const int loc = space.logical_input(q, k);
+        if (loc >= 0) mem_[static_cast<std::size_t>(loc)] = Value{false, {codec.encode(q, k)}};
+      }
+    for (int v : graph.topo_order()) execute(v);
+  }
+
+  const Value& value(int loc) const { return mem_[static_cast<std::size_t>(loc)]; }
+  int writer(int loc) const { return writer_[static_cast<std::size_t>(loc)]; }
+
+ private:
+  Value* at(int rank, BufferKind buf, int index) {
+    const int loc = space_.locate(rank, buf, index);
+    return loc < 0 ? nullptr : &mem_[static_cast<std::size_t>(loc)];
+  }
+
+  void execute(int v) {
+    const Step& st = graph_.step(v);
+    const OpTraits tr = traits(st.type);
+    const int rank = graph_.ref(v).rank;
+    std::vector<Value> received;
+    if (tr.receives) received = std::move(in_flight_[static_cast<std::size_t>(graph_.matched_send(v))]);
+    std::vector<Value> sent;
+    for (int k = 0; k < st.count && st.type != OpType::Nop; ++k) {
+      const Value* src = tr.reads_src ? at(rank, st.src_buf, st.src_off + k) : nullptr;
+      Value* dst = tr.writes_dst ? at(rank, st.dst_buf, st.dst_off + k) : nullptr;
+      if ((tr.reads_src && !src) || (tr.writes_dst && !dst)) return;  // reported as structure.alias
+      const Value incoming = tr.receives && static_cast<std::size_t>(k) < received.size() ? received[static_cast<std::size_t>(k)] : Value{};
+      Value result;
+      if (tr.receives) result = tr.reduces ? combine(incoming, *src) : incoming;
+      else if (st.type == OpType::Reduce) result = combine(*dst, *src);
+      else result = *src;  // s, cpy
+      if (tr.sends) sent.push_back(result);
+      if (dst) {
+        *dst = std::move(result);
+        writer_[static_cast<std::size_t>(space_.locate(rank, st.dst_buf, st.dst_off + k))] = v;
+      }
+    }
+    if (tr.sends) in_flight_[static_cast<std::size_t>(v)] = std::move(sent);
+  }
+
+  const StepGraph& graph_;
+  const BufferSpace& space_;
+  std::vector<Value> mem_;
+  std::vector<int> writer_;
+  std::vector<std::vector<Value>> in_flight_;  // data of each send until its receive runs
+};
+
+std::string difference(const std::vector<Term>& have, const std::vector<Term>& want, const TermCodec& codec) {
+  std::vector<Term> missing, extra;
+  std::set_difference(want.begin(), want.end(), have.begin(), have.end(), std::back_inserter(missing));
+  std::set_difference(have.begin(), have.end(), want.begin(), want.end(), std::back_inserter(extra));
+  if (!missing.empty()) return "misses the contribution of " + codec.describe(missing.front()) + (missing.size() > 1 ? " and " + std::to_string(missing.size() - 1) + " more" : "");
+  const auto dup = std::adjacent_find(extra.begin(), extra.end());
+  if (dup != extra.end() || std::binary_search(want.begin(), want.end(), extra.front()))
+    return "counts " + codec.describe(dup != extra.end() ? *dup : extra.front()) + " more than once";
+  return "holds " + codec.describe(extra.front()) + ", which does not belong there";
+}
+
+}  // namespace
+
+void check_postcondition(const Algorithm& algo, const StepGraph& graph, bool inplace, IssueSink& sink, std::vector<std::string>& notes) {
+  const BufferSpace space(algo, inplace);
+  const TermCodec codec(space, algo.ngpus);
+  const ExpectedOutputs expected = expected_outputs(algo, space, codec);
+  if (expected.skipped) {
+    notes.push_back(*expected.skipped);
+    return;
+  }
+  if (expected.shape_problem) sink.add("postcondition.shape", -1, -1, -1, std::string(to_string(algo.collective)) + ": " + *expected.shape_problem);
+  const SymbolicRun run(graph, space, codec, algo.ngpus);
+  constexpr int kMaxReported = 20;
+  int reported = 0;
+  for (const Expectation& e : expected.chunks) {
+    const int loc = space.logical_output(e.rank, e.output_chunk);
+    if (loc < 0) continue;
+    const Value& v = run.value(loc);
+    if (!v.undefined && v.terms == e.terms) continue;
+    const std::string what = (inplace ? "in-place " : "") + std::string("output chunk ") + std::to_string(e.output_chunk) + " of rank " + std::to_string(e.rank) + " ";
+    const int w = run.writer(loc);
+    const std::string why = w < 0 ? "is never written" : (v.undefined ? "holds uninitialised data" : difference(v.terms, e.terms, codec));
+    if (w < 0) sink.add("postcondition", e.rank, -1, -1, what + why);
+    else sink.add("postcondition", graph.ref(w), what + why + " after this step");
+    if (++reported == kMaxReported) return;
+  }
+}
+
+}  // namespace ccforge::ir
