@@ -1,12 +1,12 @@
 // `ccforge sim --topo FILE --coll COLL --algo nccl|nccl:ALGO[:PROTO]|PATH.xml`: flags and printing only;
 // the sim library does the work. Sizes and columns follow nccl-tests.
+#include <fmt/core.h>
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <CLI/CLI.hpp>
-#include <fmt/core.h>
-#include <nlohmann/json.hpp>
 
 #include "ccforge/common/atomic_file.hpp"
 #include "ccforge/common/units.hpp"
@@ -17,6 +17,16 @@
 
 namespace ccforge::cli {
 namespace {
+
+// Field by field: GCC 12 misreports nested aggregate initialisation of Diag as maybe-uninitialised.
+[[noreturn]] void bad_input(std::string where, int line, std::string problem, std::string fix) {
+  Diag d;
+  d.loc.file = std::move(where);
+  d.loc.line = line;
+  d.problem = std::move(problem);
+  d.fix = std::move(fix);
+  throw DiagError(std::move(d));
+}
 
 struct SimFlags {
   std::string topo;
@@ -39,9 +49,9 @@ struct Row {
 
 std::vector<ByteCount> parse_sizes(const SimFlags& f) {
   const auto b = parse_size(f.begin), e = parse_size(f.end);
-  if (!b || !e || *b == 0) throw DiagError(Diag{{"-b/-e", 0}, "sizes must look like 1K, 64M, 1G and be > 0", ""});
-  if (*b > *e) throw DiagError(Diag{{"-b/-e", 0}, "-b must not exceed -e", ""});
-  if (f.factor < 2) throw DiagError(Diag{{"-f", 0}, "the size factor must be >= 2", ""});
+  if (!b || !e || *b == 0) bad_input("-b/-e", 0, "sizes must look like 1K, 64M, 1G and be > 0", "");
+  if (*b > *e) bad_input("-b/-e", 0, "-b must not exceed -e", "");
+  if (f.factor < 2) bad_input("-f", 0, "the size factor must be >= 2", "");
   std::vector<ByteCount> sizes;
   for (ByteCount s = *b; s <= *e; s *= static_cast<ByteCount>(f.factor)) sizes.push_back(s);
   return sizes;
@@ -54,7 +64,7 @@ topo::Topology load_inputs(const SimFlags& f, sim::SimParams& params) {
     const auto entries = topo::read_profile(f.profile);
     for (const auto& e : entries) {
       if (!e.name.starts_with("link.") && !e.name.starts_with("sim.")) {
-        throw DiagError(Diag{e.loc, "unknown parameter " + e.name, "profile names start with link. or sim."});
+        bad_input(e.loc.file, e.loc.line, "unknown parameter " + e.name, "profile names start with link. or sim.");
       }
     }
     topo::apply_profile(params.table, entries, "sim.");
@@ -66,8 +76,8 @@ topo::Topology load_inputs(const SimFlags& f, sim::SimParams& params) {
 // Element count of a call as nccl-tests reports it; the size is rounded down to whole elements (and to
 // whole per-rank shares for collectives whose size is the total over ranks).
 ByteCount call_bytes(ByteCount size, const sim::DataType& dtype, ir::Collective coll, int ngpus) {
-  const bool total = ir::size_multiplier(coll, ngpus) > 1 || coll == ir::Collective::Gather ||
-                     coll == ir::Collective::Scatter;
+  const bool total =
+      ir::size_multiplier(coll, ngpus) > 1 || coll == ir::Collective::Gather || coll == ir::Collective::Scatter;
   const ByteCount unit = static_cast<ByteCount>(dtype.bytes) * (total ? ngpus : 1);
   return size / unit * unit;
 }
@@ -85,8 +95,13 @@ void print_rows(const SimFlags& f, const std::vector<Row>& rows, ir::Collective 
     nlohmann::json out = nlohmann::json::array();
     for (const Row& r : rows) {
       const double alg = sim::algbw_gbs(r.bytes, r.result.time);
-      out.push_back({{"size_bytes", r.bytes}, {"count", r.count}, {"dtype", f.dtype}, {"time_us", r.result.time.us()},
-                     {"algbw_gbs", alg}, {"busbw_gbs", alg * factor}, {"algorithm", r.result.algorithm}});
+      out.push_back({{"size_bytes", r.bytes},
+                     {"count", r.count},
+                     {"dtype", f.dtype},
+                     {"time_us", r.result.time.us()},
+                     {"algbw_gbs", alg},
+                     {"busbw_gbs", alg * factor},
+                     {"algorithm", r.result.algorithm}});
     }
     fmt::print("{}\n", out.dump(2));
   } else {
@@ -102,7 +117,8 @@ void print_rows(const SimFlags& f, const std::vector<Row>& rows, ir::Collective 
 }
 
 void print_params(const sim::SimParams& params) {
-  for (const Param& p : params.table.all()) fmt::print("{:<34} {:>10.4g} {:<9} {}\n", p.name, p.value, p.unit, p.source);
+  for (const Param& p : params.table.all())
+    fmt::print("{:<34} {:>10.4g} {:<9} {}\n", p.name, p.value, p.unit, p.source);
 }
 
 void run(const SimFlags& f) {
@@ -112,16 +128,16 @@ void run(const SimFlags& f) {
     print_params(params);
     return;
   }
-  if (f.topo.empty() || f.coll.empty()) throw DiagError(Diag{{"ccforge sim", 0}, "--topo and --coll are required", "see --help"});
+  if (f.topo.empty() || f.coll.empty()) bad_input("ccforge sim", 0, "--topo and --coll are required", "see --help");
   const auto coll = ir::collective_from_string(f.coll);
   if (!coll) {
-    throw DiagError(Diag{{"--coll", 0}, "unknown collective '" + f.coll + "'",
-                         "use allreduce, allgather, reducescatter, alltoall, broadcast, reduce, gather or scatter"});
+    bad_input("--coll", 0, "unknown collective '" + f.coll + "'",
+              "use allreduce, allgather, reducescatter, alltoall, broadcast, reduce, gather or scatter");
   }
   const auto dtype = sim::data_type_from_string(f.dtype);
-  if (!dtype) throw DiagError(Diag{{"-d", 0}, "unknown data type '" + f.dtype + "'", "use one of " + sim::data_type_names()});
+  if (!dtype) bad_input("-d", 0, "unknown data type '" + f.dtype + "'", "use one of " + sim::data_type_names());
   if (f.format != "table" && f.format != "csv" && f.format != "json") {
-    throw DiagError(Diag{{"--format", 0}, "unknown format '" + f.format + "'", "use table, csv or json"});
+    bad_input("--format", 0, "unknown format '" + f.format + "'", "use table, csv or json");
   }
   const std::vector<ByteCount> sizes = parse_sizes(f);
   const topo::Topology topo = load_inputs(f, params);
@@ -129,14 +145,14 @@ void run(const SimFlags& f) {
   std::optional<ir::Algorithm> algo;
   if (!request) {
     if (f.algo.starts_with("nccl")) {
-      throw DiagError(Diag{{"--algo", 0}, "unknown NCCL choice '" + f.algo + "'",
-                           "use nccl, nccl:ring|tree|nvls[:ll|ll128|simple]"});
+      bad_input("--algo", 0, "unknown NCCL choice '" + f.algo + "'", "use nccl, nccl:ring|tree|nvls[:ll|ll128|simple]");
     }
     algo = ir::read_msccl_xml(f.algo);
     if (algo->collective != *coll) {
-      throw DiagError(Diag{{f.algo, 1}, fmt::format("algorithm is a {} but --coll is {}", ir::to_string(algo->collective),
-                                                    ir::to_string(*coll)),
-                           "pass the matching --coll"});
+      bad_input(
+          f.algo, 1,
+          fmt::format("algorithm is a {} but --coll is {}", ir::to_string(algo->collective), ir::to_string(*coll)),
+          "pass the matching --coll");
     }
   }
   auto simulate = [&](ByteCount bytes, sim::Trace* trace) {
@@ -162,14 +178,19 @@ void run(const SimFlags& f) {
 
 void add_sim_command(CLI::App& app) {
   auto flags = std::make_shared<SimFlags>();
-  CLI::App* cmd = app.add_subcommand("sim", "simulate a collective (NCCL's choice or an MSCCL XML algorithm) on a topology");
+  CLI::App* cmd =
+      app.add_subcommand("sim", "simulate a collective (NCCL's choice or an MSCCL XML algorithm) on a topology");
   cmd->add_option("--topo", flags->topo, "topology file (NCCL XML or ccforge node/cluster file)");
-  cmd->add_option("--coll", flags->coll, "collective: allreduce, allgather, reducescatter, alltoall, broadcast, reduce, ...");
-  cmd->add_option("--algo", flags->algo, "nccl, nccl:ALGO[:PROTO] (ring, tree, nvls; ll, ll128, simple) or an MSCCL XML file")
+  cmd->add_option("--coll", flags->coll,
+                  "collective: allreduce, allgather, reducescatter, alltoall, broadcast, reduce, ...");
+  cmd->add_option("--algo", flags->algo,
+                  "nccl, nccl:ALGO[:PROTO] (ring, tree, nvls; ll, ll128, simple) or an MSCCL XML file")
       ->capture_default_str();
-  cmd->add_option("-b,--minbytes", flags->begin, "smallest size (nccl-tests meaning; K/M/G are powers of 2)")->capture_default_str();
+  cmd->add_option("-b,--minbytes", flags->begin, "smallest size (nccl-tests meaning; K/M/G are powers of 2)")
+      ->capture_default_str();
   cmd->add_option("-e,--maxbytes", flags->end, "largest size")->capture_default_str();
-  cmd->add_option("-f,--stepfactor", flags->factor, "multiply the size by this factor each step")->capture_default_str();
+  cmd->add_option("-f,--stepfactor", flags->factor, "multiply the size by this factor each step")
+      ->capture_default_str();
   cmd->add_option("-d,--datatype", flags->dtype, "element type: " + sim::data_type_names())->capture_default_str();
   cmd->add_option("--profile", flags->profile, "profile file overriding link.* and sim.* parameters");
   cmd->add_option("--format", flags->format, "table, csv or json")->capture_default_str();

@@ -2,13 +2,14 @@
 // the buffer is cut into nchunksperloop chunks, each tb program is re-run once per tile of a chunk,
 // steps of a tb run in order, cross-tb deps wait within the same iteration, and the k-th send on a
 // (src, dst, channel) connection feeds the k-th receive.
+#include <fmt/core.h>
+
 #include <algorithm>
 #include <map>
 #include <tuple>
 
-#include <fmt/core.h>
-
 #include "ccforge/sim/sim.hpp"
+#include "errors.hpp"
 #include "lowering.hpp"
 
 namespace ccforge::sim {
@@ -20,9 +21,12 @@ namespace {
 // one by one, so the lowering iterates per slot (512 KiB) to keep that pipelining.
 ByteCount tile_bytes(ir::Protocol proto) {
   switch (proto) {
-    case ir::Protocol::Simple: return 512u << 10;
-    case ir::Protocol::LL: return 32u << 10;
-    case ir::Protocol::LL128: return 576000;
+    case ir::Protocol::Simple:
+      return 512u << 10;
+    case ir::Protocol::LL:
+      return 32u << 10;
+    case ir::Protocol::LL128:
+      return 576000;
   }
   return 512u << 10;
 }
@@ -45,15 +49,16 @@ using Connection = std::tuple<int, int, int>;  // src rank, dst rank, channel
 void check_fits(const topo::Topology& topo, const ir::Algorithm& algo, const CallSpec& call) {
   const std::string file = algo.source_file.empty() ? algo.name : algo.source_file;
   if (algo.ngpus != topo.num_gpus()) {
-    throw DiagError(Diag{{file, 1}, fmt::format("algorithm is for {} GPUs but topology {} has {}", algo.ngpus,
-                                                topo.name(), topo.num_gpus()),
-                         fmt::format("use an algorithm with ngpus=\"{}\"", topo.num_gpus())});
+    fail(file, 1,
+         fmt::format("algorithm is for {} GPUs but topology {} has {}", algo.ngpus, topo.name(), topo.num_gpus()),
+         fmt::format("use an algorithm with ngpus=\"{}\"", topo.num_gpus()));
   }
   const ByteCount unit = static_cast<ByteCount>(call.dtype.bytes) * algo.nchunksperloop;
   if (call.bytes == 0 || call.bytes % unit != 0) {
-    throw DiagError(Diag{{file, 1}, fmt::format("size {} B does not split into nchunksperloop={} chunks of whole {} elements",
-                                                call.bytes, algo.nchunksperloop, call.dtype.name),
-                         fmt::format("use a multiple of {} B", unit)});
+    fail(file, 1,
+         fmt::format("size {} B does not split into nchunksperloop={} chunks of whole {} elements", call.bytes,
+                     algo.nchunksperloop, call.dtype.name),
+         fmt::format("use a multiple of {} B", unit));
   }
 }
 
@@ -89,14 +94,16 @@ class MscclLowering {
       auto& per_tb = task[gpu.rank];
       per_tb.resize(gpu.tbs.size());
       for (const ir::ThreadBlock& tb : gpu.tbs) {
-        const int track = low_.track(fmt::format("rank {} tb {} (send {} recv {} ch {})", gpu.rank, tb.id,
-                                                 tb.send_peer, tb.recv_peer, tb.channel));
+        const int track = low_.track(fmt::format("rank {} tb {} (send {} recv {} ch {})", gpu.rank, tb.id, tb.send_peer,
+                                                 tb.recv_peer, tb.channel));
         for (std::size_t s = 0; s < tb.steps.size(); ++s) {
           const ir::Step& step = tb.steps[s];
           const TaskId t = add_step(gpu.rank, tb, step, tile_bytes, track);
           step_refs_.push_back(StepRef{gpu.rank, tb.id, static_cast<int>(s)});
-          if (s > 0) low_.graph().depend(per_tb[tb.id].back(), t);
-          else if (!first) low_.graph().depend(last_of_tb[flat], t);
+          if (s > 0)
+            low_.graph().depend(per_tb[tb.id].back(), t);
+          else if (!first)
+            low_.graph().depend(last_of_tb[flat], t);
           per_tb[tb.id].push_back(t);
           if (sends(step.type)) sent[{gpu.rank, tb.send_peer, tb.channel}].push_back(t);
           if (receives(step.type)) received[{tb.recv_peer, gpu.rank, tb.channel}].push_back(t);
@@ -114,10 +121,10 @@ class MscclLowering {
           if (step.dep_tb < 0) continue;
           if (step.dep_tb >= static_cast<int>(gpu.tbs.size()) || step.dep_step < 0 ||
               step.dep_step >= static_cast<int>(gpu.tbs[step.dep_tb].steps.size())) {
-            throw DiagError(Diag{{algo_.source_file, step.line},
-                                 fmt::format("rank {} tb {} step {} depends on missing tb {} step {}", gpu.rank,
-                                             tb.id, s, step.dep_tb, step.dep_step),
-                                 "point depid/deps at an existing step"});
+            fail(algo_.source_file, step.line,
+                 fmt::format("rank {} tb {} step {} depends on missing tb {} step {}", gpu.rank, tb.id, s, step.dep_tb,
+                             step.dep_step),
+                 "point depid/deps at an existing step");
           }
           low_.graph().depend(task[gpu.rank][step.dep_tb][step.dep_step], task[gpu.rank][tb.id][s]);
         }
@@ -132,11 +139,13 @@ class MscclLowering {
     const topo::GpuArch arch = low_.arch();
     if (sends(step.type)) return low_.add_transfer(rank, tb.send_peer, bytes, costs_, track, label);
     switch (step.type) {
-      case ir::OpType::Copy: return low_.add_local(local_copy_time(low_.params(), arch, bytes), track, label);
+      case ir::OpType::Copy:
+        return low_.add_local(local_copy_time(low_.params(), arch, bytes), track, label);
       case ir::OpType::Reduce:
       case ir::OpType::RecvReduceCopy:
         return low_.add_local(local_reduce_time(low_.params(), arch, bytes), track, label);
-      default: return low_.add_local(SimTime{0}, track, label);
+      default:
+        return low_.add_local(SimTime{0}, track, label);
     }
   }
 
@@ -155,10 +164,10 @@ class MscclLowering {
 
   [[noreturn]] void throw_unmatched(const Connection& conn, std::size_t nsend, std::size_t nrecv) const {
     const auto [src, dst, ch] = conn;
-    throw DiagError(Diag{{algo_.source_file, algo_.gpus.at(src).line},
-                         fmt::format("rank {} sends {} steps to rank {} on channel {} but rank {} receives {}", src,
-                                     nsend, dst, ch, dst, nrecv),
-                         "every send needs a matching receive on the same channel (run `ccforge ir check`)"});
+    fail(algo_.source_file, algo_.gpus.at(src).line,
+         fmt::format("rank {} sends {} steps to rank {} on channel {} but rank {} receives {}", src, nsend, dst, ch,
+                     dst, nrecv),
+         "every send needs a matching receive on the same channel (run `ccforge ir check`)");
   }
 
   Lowering& low_;
@@ -170,8 +179,8 @@ class MscclLowering {
 
 }  // namespace
 
-SimResult simulate(const topo::Topology& topo, const ir::Algorithm& algo, const CallSpec& call,
-                   const SimParams& params, Trace* trace) {
+SimResult simulate(const topo::Topology& topo, const ir::Algorithm& algo, const CallSpec& call, const SimParams& params,
+                   Trace* trace) {
   check_fits(topo, algo, call);
   Lowering low(topo, params.table, trace);
   MscclLowering msccl(low, algo);
@@ -179,10 +188,10 @@ SimResult simulate(const topo::Topology& topo, const ir::Algorithm& algo, const 
   const EngineStats stats = low.run();
   if (stats.unfinished > 0) {
     const StepRef s = msccl.step_of(stats.first_unfinished);
-    throw DiagError(Diag{{algo.source_file, algo.gpus.at(s.rank).tbs.at(s.tb).steps.at(s.step).line},
-                         fmt::format("algorithm deadlocks: {} steps never run, first rank {} tb {} step {}",
-                                     stats.unfinished, s.rank, s.tb, s.step),
-                         "fix the dependency cycle (run `ccforge ir check`)"});
+    fail(algo.source_file, algo.gpus.at(s.rank).tbs.at(s.tb).steps.at(s.step).line,
+         fmt::format("algorithm deadlocks: {} steps never run, first rank {} tb {} step {}", stats.unfinished, s.rank,
+                     s.tb, s.step),
+         "fix the dependency cycle (run `ccforge ir check`)");
   }
   const ProtocolCosts costs = protocol_costs(params.table, algo.protocol, topo.gpu(0).arch);
   return SimResult{stats.makespan + costs.base, algo.name, stats.events, stats.transfers};

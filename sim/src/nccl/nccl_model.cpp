@@ -1,21 +1,26 @@
 #include "nccl_model.hpp"
 
+#include <fmt/core.h>
+
 #include <algorithm>
 #include <cmath>
 
-#include <fmt/core.h>
-
 #include "costs.hpp"
+#include "errors.hpp"
 
 namespace ccforge::sim::nccl {
 namespace {
 
 int arch_row(topo::GpuArch arch) {
   switch (arch) {
-    case topo::GpuArch::Volta: return 0;
-    case topo::GpuArch::Hopper: return 2;
-    case topo::GpuArch::Blackwell: return 3;
-    default: return 1;  // Ampere, and CDNA3 (RCCL keeps NCCL's Ampere-era tables)
+    case topo::GpuArch::Volta:
+      return 0;
+    case topo::GpuArch::Hopper:
+      return 2;
+    case topo::GpuArch::Blackwell:
+      return 3;
+    default:
+      return 1;  // Ampere, and CDNA3 (RCCL keeps NCCL's Ampere-era tables)
   }
 }
 
@@ -23,10 +28,13 @@ int node_column(int nnodes) { return nnodes <= 1 ? 0 : nnodes == 2 ? 1 : 2; }
 
 int nsteps(ir::Collective coll, int nranks) {
   switch (coll) {
-    case ir::Collective::AllReduce: return 2 * (nranks - 1);
+    case ir::Collective::AllReduce:
+      return 2 * (nranks - 1);
     case ir::Collective::AllGather:
-    case ir::Collective::ReduceScatter: return nranks - 1;
-    default: return nranks;
+    case ir::Collective::ReduceScatter:
+      return nranks - 1;
+    default:
+      return nranks;
   }
 }
 
@@ -56,7 +64,8 @@ double tree_bus_bw(const NcclView& v, int proto, double bw) {
   double bus = std::min(bw * 0.92, v.nchannels * t.per_ch_max_tree_bw[v.arch][col]);
   if (proto == kLL) bus = std::min(bus / 3.8, t.ll_max_bw[v.nnodes == 1 ? v.arch : 0][col]);
   if (proto == kLL128) {
-    bus = std::min(bus * (v.nnodes == 1 ? 7.0 / 9.0 : 120.0 / 128.0), v.nchannels * t.per_ch_max_tree_ll128_bw[v.arch][col]);
+    bus = std::min(bus * (v.nnodes == 1 ? 7.0 / 9.0 : 120.0 / 128.0),
+                   v.nchannels * t.per_ch_max_tree_ll128_bw[v.arch][col]);
   }
   return bus;
 }
@@ -96,7 +105,8 @@ double latency_us(const NcclView& v, ir::Collective coll, int algo, int proto) {
 
 double algbw_ratio(const NcclView& v, ir::Collective coll, int algo) {
   if (algo == kRing) return static_cast<double>(v.nranks) / nsteps(coll, v.nranks);
-  if (algo == kNvls) return v.tables->ring_ll_by_coll ? 5.0 / 6.0 : static_cast<double>(v.nranks) / nsteps(coll, v.nranks);
+  if (algo == kNvls)
+    return v.tables->ring_ll_by_coll ? 5.0 / 6.0 : static_cast<double>(v.nranks) / nsteps(coll, v.nranks);
   return 0.5;
 }
 
@@ -112,11 +122,12 @@ double datasheet_link_gbs(const topo::Topology& topo, topo::GpuArch arch) {
 NcclView make_view(const topo::Topology& topo, const ParamTable& params) {
   NcclView v;
   const double version = params.get("sim.nccl.version");
-  if (version == 2.18) v.tables = &kNccl2_18_3;
-  else if (version == 2.28) v.tables = &kNccl2_28_9;
+  if (version == 2.18)
+    v.tables = &kNccl2_18_3;
+  else if (version == 2.28)
+    v.tables = &kNccl2_28_9;
   else {
-    throw DiagError(Diag{{"sim.nccl.version", 0}, fmt::format("no NCCL tuning tables for version {}", version),
-                         "use 2.18 or 2.28"});
+    fail("sim.nccl.version", 0, fmt::format("no NCCL tuning tables for version {}", version), "use 2.18 or 2.28");
   }
   const topo::GpuInfo& g = topo.gpu(0);
   v.nranks = topo.num_gpus();

@@ -1,14 +1,15 @@
 // NCCL baseline: parse the request, reproduce NCCL's choice with its tuning model, then run the
 // chosen algorithm as data movement on the engine.
+#include <fmt/core.h>
+
 #include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <limits>
 
-#include <fmt/core.h>
-
 #include "ccforge/sim/sim.hpp"
 #include "costs.hpp"
+#include "errors.hpp"
 #include "nccl_lowering.hpp"
 #include "nccl_model.hpp"
 #include "tuning_tables.hpp"
@@ -21,20 +22,28 @@ constexpr ir::Protocol kProtos[] = {ir::Protocol::LL, ir::Protocol::LL128, ir::P
 
 int algo_index(NcclAlgo a) {
   switch (a) {
-    case NcclAlgo::Tree: return nccl::kTree;
-    case NcclAlgo::Ring: return nccl::kRing;
-    case NcclAlgo::Nvls: return nccl::kNvls;
-    case NcclAlgo::NvlsTree: return nccl::kNvlsTree;
-    case NcclAlgo::Pat: return nccl::kPat;
+    case NcclAlgo::Tree:
+      return nccl::kTree;
+    case NcclAlgo::Ring:
+      return nccl::kRing;
+    case NcclAlgo::Nvls:
+      return nccl::kNvls;
+    case NcclAlgo::NvlsTree:
+      return nccl::kNvlsTree;
+    case NcclAlgo::Pat:
+      return nccl::kPat;
   }
   return nccl::kRing;
 }
 
 int proto_index(ir::Protocol p) {
   switch (p) {
-    case ir::Protocol::LL: return nccl::kLL;
-    case ir::Protocol::LL128: return nccl::kLL128;
-    case ir::Protocol::Simple: return nccl::kSimple;
+    case ir::Protocol::LL:
+      return nccl::kLL;
+    case ir::Protocol::LL128:
+      return nccl::kLL128;
+    case ir::Protocol::Simple:
+      return nccl::kSimple;
   }
   return nccl::kSimple;
 }
@@ -49,11 +58,16 @@ std::string lower_case(std::string_view s) {
 
 const char* to_string(NcclAlgo algo) {
   switch (algo) {
-    case NcclAlgo::Tree: return "tree";
-    case NcclAlgo::Ring: return "ring";
-    case NcclAlgo::Nvls: return "nvls";
-    case NcclAlgo::NvlsTree: return "nvlstree";
-    case NcclAlgo::Pat: return "pat";
+    case NcclAlgo::Tree:
+      return "tree";
+    case NcclAlgo::Ring:
+      return "ring";
+    case NcclAlgo::Nvls:
+      return "nvls";
+    case NcclAlgo::NvlsTree:
+      return "nvlstree";
+    case NcclAlgo::Pat:
+      return "pat";
   }
   return "ring";
 }
@@ -93,16 +107,15 @@ NcclChoice nccl_choose(const topo::Topology& topo, ir::Collective coll, ByteCoun
     }
   }
   if (!std::isfinite(best.model_us)) {
-    throw DiagError(Diag{{topo.source_file(), 0},
-                         fmt::format("NCCL cannot run {} as {}{}{} here", ir::to_string(coll),
-                                     request.algo ? to_string(*request.algo) : "any algorithm",
-                                     request.proto ? " with protocol " : "",
-                                     request.proto ? ir::to_string(*request.proto) : ""),
-                         "NVLS needs Hopper+ NVSwitch and one node, tree is allreduce only, NVLS is Simple only, "
-                         "nvlstree and pat are not modelled; use --algo nccl"});
+    fail(topo.source_file(), 0,
+         fmt::format("NCCL cannot run {} as {}{}{} here", ir::to_string(coll),
+                     request.algo ? to_string(*request.algo) : "any algorithm", request.proto ? " with protocol " : "",
+                     request.proto ? ir::to_string(*request.proto) : ""),
+         "NVLS needs Hopper+ NVSwitch and one node, tree is allreduce only, NVLS is Simple only, "
+         "nvlstree and pat are not modelled; use --algo nccl");
   }
-  best.nchannels = nccl::channels_for_call(view, algo_index(best.algo), proto_index(best.proto),
-                                           static_cast<double>(bytes));
+  best.nchannels =
+      nccl::channels_for_call(view, algo_index(best.algo), proto_index(best.proto), static_cast<double>(bytes));
   return best;
 }
 
@@ -113,13 +126,18 @@ SimResult simulate_nccl(const topo::Topology& topo, ir::Collective coll, const C
   const nccl::NcclCall ncall{coll, static_cast<double>(call.bytes), choice.proto, choice.nchannels};
   SimTime base = protocol_costs(params.table, choice.proto, topo.gpu(0).arch).base;
   switch (choice.algo) {
-    case NcclAlgo::Ring: nccl::lower_ring(low, ncall); break;
-    case NcclAlgo::Tree: nccl::lower_tree(low, ncall); break;
+    case NcclAlgo::Ring:
+      nccl::lower_ring(low, ncall);
+      break;
+    case NcclAlgo::Tree:
+      nccl::lower_tree(low, ncall);
+      break;
     case NcclAlgo::Nvls:
       nccl::lower_nvls(low, ncall);
       base = SimTime::from_us(params.table.get("sim.nvls.base_us"));
       break;
-    default: break;  // nccl_choose never picks the others
+    default:
+      break;  // nccl_choose never picks the others
   }
   const EngineStats stats = low.run();
   return SimResult{stats.makespan + base, choice.name(), stats.events, stats.transfers};

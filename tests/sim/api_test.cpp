@@ -1,0 +1,149 @@
+// The public API on the bundled topologies and real MSCCL files: choices, physics bounds, errors,
+// traces, determinism and concurrent use.
+#include <filesystem>
+#include <thread>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "ccforge/sim/sim.hpp"
+
+namespace ccforge::sim {
+namespace {
+
+const std::string kRoot = CCFORGE_SOURCE_DIR;
+
+const topo::Topology& ndv5() {
+  static const topo::Topology t = topo::load_topology(kRoot + "/data/topologies/ndv5.xml");
+  return t;
+}
+
+CallSpec half(ByteCount bytes) { return CallSpec{bytes, *data_type_from_string("half")}; }
+
+TEST(SimApi, ParsesNcclRequests) {
+  EXPECT_TRUE(parse_nccl_request("nccl"));
+  const auto r = parse_nccl_request("NCCL:Ring:ll128");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->algo, NcclAlgo::Ring);
+  EXPECT_EQ(r->proto, ir::Protocol::LL128);
+  EXPECT_FALSE(parse_nccl_request("nccl:ring:fast"));
+  EXPECT_FALSE(parse_nccl_request("ring"));
+  EXPECT_FALSE(parse_nccl_request("nccl:"));
+}
+
+TEST(SimApi, BusBandwidthFactorsFollowNcclTests) {
+  EXPECT_DOUBLE_EQ(busbw_factor(ir::Collective::AllReduce, 8), 2.0 * 7 / 8);
+  EXPECT_DOUBLE_EQ(busbw_factor(ir::Collective::AllGather, 8), 7.0 / 8);
+  EXPECT_DOUBLE_EQ(busbw_factor(ir::Collective::Broadcast, 8), 1.0);
+  EXPECT_DOUBLE_EQ(algbw_gbs(1000, SimTime::from_us(1)), 1.0);
+}
+
+TEST(SimApi, NcclPicksLatencyProtocolSmallAndNvlsLarge) {
+  const SimParams params;
+  EXPECT_EQ(nccl_choose(ndv5(), ir::Collective::AllReduce, 1024, {}, params).name(), "nccl:ring:LL");
+  EXPECT_EQ(nccl_choose(ndv5(), ir::Collective::AllReduce, 1u << 30, {}, params).name(), "nccl:nvls:Simple");
+  // NCCL 2.18 has no NVLS allgather; 2.28 does.
+  EXPECT_EQ(nccl_choose(ndv5(), ir::Collective::AllGather, 1u << 30, {}, params).algo, NcclAlgo::Ring);
+  SimParams v228;
+  v228.table.set("sim.nccl.version", 2.28, "test");
+  EXPECT_NE(nccl_choose(ndv5(), ir::Collective::AllGather, 1024, {}, v228).model_us,
+            nccl_choose(ndv5(), ir::Collective::AllGather, 1024, {}, params).model_us);
+}
+
+TEST(SimApi, RingAllgatherStaysUnderTheLinkBound) {
+  // Each GPU receives 7/8 of the data over its NVSwitch port: busbw cannot beat the port's achievable
+  // rate (18 x 25 GB/s x 0.824 = 370.8 GB/s), and a 1 GB Simple ring should get most of it.
+  const SimParams params;
+  const ByteCount n = 1u << 30;
+  const SimResult r = simulate_nccl(ndv5(), ir::Collective::AllGather, half(n), *parse_nccl_request("nccl:ring:simple"), params);
+  const double busbw = algbw_gbs(n, r.time) * busbw_factor(ir::Collective::AllGather, 8);
+  EXPECT_LT(busbw, 370.8);
+  EXPECT_GT(busbw, 0.9 * 370.8);
+}
+
+TEST(SimApi, ProtocolsOrderAsTheirWireCostsSay) {
+  // At 256 MB the wire decides: Simple (full payload) beats LL128 (120/128), which beats LL (1/2).
+  const SimParams params;
+  auto time = [&](const char* spec) {
+    return simulate_nccl(ndv5(), ir::Collective::AllGather, half(256u << 20), *parse_nccl_request(spec), params).time;
+  };
+  EXPECT_LT(time("nccl:ring:simple"), time("nccl:ring:ll128"));
+  EXPECT_LT(time("nccl:ring:ll128"), time("nccl:ring:ll"));
+}
+
+TEST(SimApi, EveryBundledEightGpuMsccFileRuns) {
+  const SimParams params;
+  int ran = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(kRoot + "/tests/data/msccl")) {
+    if (entry.path().extension() != ".xml") continue;
+    const ir::Algorithm algo = ir::read_msccl_xml(entry.path());
+    if (algo.ngpus != 8 || algo.collective == ir::Collective::AllToAll) continue;
+    const ByteCount unit = 2u * algo.nchunksperloop;
+    const SimResult small = simulate(ndv5(), algo, half(unit * 64), params);
+    const SimResult large = simulate(ndv5(), algo, half(unit * 65536), params);
+    EXPECT_GT(small.time.ps, 0) << entry.path();
+    EXPECT_GT(large.time, small.time) << entry.path();
+    ++ran;
+  }
+  EXPECT_GE(ran, 5);
+}
+
+ir::Algorithm deadlocking_pair() {
+  // Ranks 0 and 1 each receive from the other before sending: neither receive can ever complete.
+  ir::Algorithm a;
+  a.name = "deadlock";
+  a.source_file = "deadlock.xml";
+  a.ngpus = 8;
+  a.gpus.resize(8);
+  for (int r = 0; r < 8; ++r) a.gpus[r].rank = r;
+  for (int r = 0; r < 2; ++r) {
+    ir::ThreadBlock tb;
+    tb.send_peer = tb.recv_peer = 1 - r;
+    tb.steps.push_back(ir::Step{ir::OpType::Recv, ir::BufferKind::Input, -1, ir::BufferKind::Output, 0, 1});
+    tb.steps.push_back(ir::Step{ir::OpType::Send, ir::BufferKind::Input, 0, ir::BufferKind::Output, 0, 1});
+    a.gpus[r].tbs.push_back(tb);
+  }
+  return a;
+}
+
+TEST(SimApi, DeadlockIsAOneLineErrorNotAHang) {
+  try {
+    simulate(ndv5(), deadlocking_pair(), half(1024), SimParams{});
+    FAIL() << "expected a DiagError";
+  } catch (const DiagError& e) {
+    EXPECT_NE(std::string(e.what()).find("deadlocks"), std::string::npos) << e.what();
+  }
+}
+
+TEST(SimApi, TraceIsValidJsonWithNamedTracks) {
+  Trace trace;
+  simulate_nccl(ndv5(), ir::Collective::AllReduce, half(64u << 10), {}, SimParams{}, &trace);
+  const auto doc = nlohmann::json::parse(to_chrome_trace_json(trace));
+  int names = 0, slices = 0, counters = 0;
+  for (const auto& e : doc["traceEvents"]) {
+    if (e["ph"] == "M") {
+      ++names;
+      EXPECT_FALSE(e["args"]["name"].get<std::string>().empty());
+    }
+    slices += e["ph"] == "X";
+    counters += e["ph"] == "C";
+  }
+  EXPECT_GT(names, 8);
+  EXPECT_GT(slices, 0);
+  EXPECT_GT(counters, 0);
+}
+
+TEST(SimApi, DeterministicAndSafeFromManyThreads) {
+  const SimParams params;
+  const SimTime expected = simulate_nccl(ndv5(), ir::Collective::AllReduce, half(8u << 20), {}, params).time;
+  std::vector<SimTime> got(4);
+  std::vector<std::thread> threads;
+  for (int i = 0; i < 4; ++i) {
+    threads.emplace_back([&, i] { got[i] = simulate_nccl(ndv5(), ir::Collective::AllReduce, half(8u << 20), {}, params).time; });
+  }
+  for (auto& t : threads) t.join();
+  for (SimTime t : got) EXPECT_EQ(t, expected);
+}
+
+}  // namespace
+}  // namespace ccforge::sim
