@@ -3,7 +3,8 @@
 // bandwidth factors), and across nodes every node must move its share through its NICs (the node-level
 // form of the same argument; on rail-optimised full-bisection fabrics this is the binding cut).
 // Latency: ceil(log2 p) rounds, each at least the fastest GPU-GPU route latency (single-port model).
-// Bounds assume point-to-point algorithms: in-switch reduction (NVLS, SHARP) is not counted.
+// Allreduce on a Hopper+ NVSwitch (NVLS in-switch reduction, which NCCL uses there) sends and receives
+// each byte once, so its bound drops to n/B (algorithms.md §10); SHARP across nodes is not modelled.
 #include <algorithm>
 #include <cmath>
 #include <set>
@@ -18,10 +19,10 @@ namespace {
 using C = ir::Collective;
 
 // Bytes each GPU (or node) must move through its own port for a collective of `bytes` over `parts`.
-double share_through_port(C coll, double bytes, int parts) {
+double share_through_port(C coll, double bytes, int parts, bool in_switch_reduction) {
   const double rest = static_cast<double>(parts - 1) / parts;
   switch (coll) {
-    case C::AllReduce: return 2.0 * rest * bytes;
+    case C::AllReduce: return in_switch_reduction ? bytes : 2.0 * rest * bytes;
     case C::Broadcast:
     case C::Reduce: return bytes;
     default: return rest * bytes;  // allgather, reducescatter, alltoall, gather, scatter
@@ -69,11 +70,13 @@ LowerBound lower_bound(const topo::Topology& topo, ir::Collective coll, ByteCoun
   // every GPU's, so the narrowest binds.
   const bool rooted = coll == C::Broadcast || coll == C::Reduce || coll == C::Gather || coll == C::Scatter;
   const double port = rooted ? gpu_port(topo.gpu(0)).bytes_per_s : narrowest_gpu_port(topo);
-  double seconds = share_through_port(coll, n, p) / port;
+  const topo::GpuArch arch = topo.gpu(0).arch;
+  const bool nvls = topo.has_nvswitch() && (arch == topo::GpuArch::Hopper || arch == topo::GpuArch::Blackwell);
+  double seconds = share_through_port(coll, n, p, nvls) / port;
   if (nodes > 1) {
     const double node_bytes = coll == C::AllToAll ? n * topo.gpus_per_node() : n;
     const double net = narrowest_node_network(topo);
-    if (net > 0.0) seconds = std::max(seconds, share_through_port(coll, node_bytes, nodes) / net);
+    if (net > 0.0) seconds = std::max(seconds, share_through_port(coll, node_bytes, nodes, false) / net);
   }
   const int rounds = static_cast<int>(std::ceil(std::log2(static_cast<double>(p))));
   return {SimTime{static_cast<std::int64_t>(std::ceil(seconds * 1e12))}, fastest_route(topo) * rounds};
