@@ -2,7 +2,8 @@
 // so the identity order is repeated; multi-node identity visits nodes in order with one crossing per
 // node boundary, as NCCL's inter-node rings do. On direct-connect graphs (DGX-1 hybrid cube-mesh)
 // rings are Hamiltonian cycles over direct links, each consuming one unit (the narrowest link's
-// bandwidth) of every link it uses, so the rings found never share a link beyond its capacity.
+// bandwidth) of every link it uses, so the rings found never share a link beyond its capacity; the
+// largest such set is searched for, since the first cycles found greedily can block the others.
 #include <algorithm>
 #include <cmath>
 
@@ -15,44 +16,91 @@ namespace {
 
 using Units = std::vector<std::vector<int>>;
 
-// Depth-first search for a Hamiltonian cycle from rank 0, neighbours in ascending rank order. The
-// expansion budget bounds the worst case; p <= 16 direct-connect graphs finish far below it.
-class CycleFinder {
+// All directed Hamiltonian cycles from rank 0 (neighbours in ascending order), up to a budget that
+// bounds the worst case; 8-GPU direct-connect graphs have a few thousand at most.
+class CycleEnumerator {
  public:
-  explicit CycleFinder(const Units& units) : units_(units), p_(static_cast<int>(units.size())) {}
+  explicit CycleEnumerator(const Units& units) : units_(units), p_(static_cast<int>(units.size())) {}
 
-  std::optional<std::vector<int>> find() {
+  std::vector<std::vector<int>> all() {
     path_ = {0};
     used_.assign(static_cast<std::size_t>(p_), false);
     used_[0] = true;
-    budget_ = kExpansionBudget;
-    if (extend()) return path_;
-    return std::nullopt;
+    extend();
+    return std::move(cycles_);
   }
 
  private:
-  static constexpr long kExpansionBudget = 2'000'000;
+  static constexpr std::size_t kMostCycles = 20000;
 
-  bool extend() {
-    if (--budget_ < 0) return false;
+  void extend() {
+    if (cycles_.size() >= kMostCycles) return;
     const int u = path_.back();
-    if (static_cast<int>(path_.size()) == p_) return units_[u][0] > 0;
+    if (static_cast<int>(path_.size()) == p_) {
+      if (units_[u][0] > 0) cycles_.push_back(path_);
+      return;
+    }
     for (int v = 0; v < p_; ++v) {
       if (used_[static_cast<std::size_t>(v)] || units_[u][v] <= 0) continue;
       used_[static_cast<std::size_t>(v)] = true;
       path_.push_back(v);
-      if (extend()) return true;
+      extend();
       path_.pop_back();
       used_[static_cast<std::size_t>(v)] = false;
     }
-    return false;
   }
 
   const Units& units_;
   int p_;
   std::vector<int> path_;
   std::vector<bool> used_;
-  long budget_ = 0;
+  std::vector<std::vector<int>> cycles_;
+};
+
+// The largest set (up to `count`) of cycles that fit the link units together, by depth-first search
+// over the enumerated cycles with an expansion budget; the first set found of the best size is kept.
+class CyclePacker {
+ public:
+  CyclePacker(const std::vector<std::vector<int>>& cycles, Units units, int count)
+      : cycles_(cycles), units_(std::move(units)), count_(count) {}
+
+  std::vector<std::vector<int>> best() {
+    search(0);
+    std::vector<std::vector<int>> out;
+    for (std::size_t i : best_) out.push_back(cycles_[i]);
+    return out;
+  }
+
+ private:
+  static constexpr long kExpansionBudget = 200000;
+
+  bool fits(const std::vector<int>& c, int delta) {
+    const int p = static_cast<int>(c.size());
+    bool ok = true;
+    for (int x = 0; x < p; ++x) ok &= (units_[c[x]][c[(x + 1) % p]] += delta) >= 0;
+    return ok;
+  }
+
+  void search(std::size_t from) {
+    if (chosen_.size() > best_.size()) best_ = chosen_;
+    if (static_cast<int>(best_.size()) >= count_ || --budget_ < 0) return;
+    for (std::size_t i = from; i < cycles_.size() && static_cast<int>(best_.size()) < count_; ++i) {
+      const bool ok = fits(cycles_[i], -1);
+      if (ok) {
+        chosen_.push_back(i);
+        search(i + 1);
+        chosen_.pop_back();
+      }
+      fits(cycles_[i], +1);
+      if (budget_ < 0) return;
+    }
+  }
+
+  const std::vector<std::vector<int>>& cycles_;
+  Units units_;
+  int count_;
+  long budget_ = kExpansionBudget;
+  std::vector<std::size_t> chosen_, best_;
 };
 
 Units link_units(const CapacityMatrix& cap) {
@@ -79,14 +127,8 @@ std::vector<std::vector<int>> find_rings(const topo::Topology& topo, int count) 
                                 return std::any_of(row.begin(), row.end(), [](int u) { return u > 0; });
                               });
   if (!direct_connect) return std::vector<std::vector<int>>(static_cast<std::size_t>(count), identity);
-  std::vector<std::vector<int>> rings;
-  while (static_cast<int>(rings.size()) < count) {
-    CycleFinder finder(units);
-    auto ring = finder.find();
-    if (!ring) break;
-    for (int x = 0; x < p; ++x) --units[(*ring)[x]][(*ring)[(x + 1) % p]];
-    rings.push_back(std::move(*ring));
-  }
+  const auto cycles = CycleEnumerator(units).all();
+  auto rings = CyclePacker(cycles, units, count).best();
   return rings;
 }
 
