@@ -57,12 +57,13 @@ class Engine {
     }
     while (!queue_.empty()) {
       const auto event = queue_.pop();
-      ++stats_.events;
       const SimTime now = event.key.time;
       const EventPayload& p = event.payload;
       if (p.kind == EventKind::DelayOver) {
+        ++stats_.events;
         start_transfer(p.task, now);
       } else if (network_.finish(p.task, p.generation, now)) {
+        ++stats_.events;  // stale finish predictions (superseded by a re-solve) are not counted
         complete(p.task, now);
       }
     }
@@ -90,7 +91,7 @@ class Engine {
       return;
     }
     ++stats_.transfers;
-    network_.start(t, graph_.paths()[task.path], task.wire_bytes, task.rate_cap, now);
+    network_.start(t, graph_.paths()[task.path], task.wire_bytes, task.rate_cap, task.weight, now);
   }
 
   void complete(TaskId t, SimTime now) {

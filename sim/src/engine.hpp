@@ -14,7 +14,7 @@ struct Trace;
 
 struct EngineStats {
   SimTime makespan;
-  std::uint64_t events = 0;
+  std::uint64_t events = 0;  // task starts and flow completions (stale predictions excluded)
   std::uint64_t transfers = 0;
   std::size_t unfinished = 0;  // tasks that never ran: a dependency cycle or a zero-capacity path
   TaskId first_unfinished = 0;

@@ -21,9 +21,9 @@ void FlowNetwork::set_trace(Trace* trace, std::vector<int> link_tracks) {
 }
 
 void FlowNetwork::start(std::uint32_t flow, const std::vector<std::uint32_t>& links, double wire_bytes,
-                        double rate_cap, SimTime now) {
+                        double rate_cap, double weight, SimTime now) {
   Flow& f = flows_[flow];
-  f = Flow{&links, wire_bytes, 0.0, rate_cap, now, f.generation + 1, true};
+  f = Flow{&links, wire_bytes, 0.0, rate_cap, weight, now, f.generation + 1, true};
   for (std::uint32_t l : links) flows_on_link_[l].push_back(flow);
   resolve_around(links, now);
 }
@@ -78,8 +78,10 @@ void FlowNetwork::resolve_around(const std::vector<std::uint32_t>& seed_links, S
   for (std::uint32_t l : comp_links_) problem.capacity.push_back(capacity_[l]);
   problem.bound.reserve(comp_flows_.size());
   problem.uses.reserve(comp_flows_.size());
+  problem.weight.reserve(comp_flows_.size());
   for (std::uint32_t fl : comp_flows_) {
     problem.bound.push_back(flows_[fl].cap);
+    problem.weight.push_back(flows_[fl].weight);
     std::vector<std::uint32_t> uses;
     uses.reserve(flows_[fl].links->size());
     for (std::uint32_t l : *flows_[fl].links) {
@@ -106,7 +108,7 @@ void FlowNetwork::apply_rate(std::uint32_t flow, double rate, SimTime now) {
 void FlowNetwork::trace_loads(SimTime now) {
   for (std::uint32_t l : comp_links_) {
     double load = 0.0;
-    for (std::uint32_t fl : flows_on_link_[l]) load += flows_[fl].rate;
+    for (std::uint32_t fl : flows_on_link_[l]) load += flows_[fl].rate * flows_[fl].weight;
     trace_->counters.push_back(TraceCounter{link_tracks_[l], now, load * 1e-9});
   }
 }

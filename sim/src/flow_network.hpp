@@ -23,8 +23,9 @@ class FlowNetwork {
   // Optional: link load counters go to `trace` on `link_tracks[link]`.
   void set_trace(Trace* trace, std::vector<int> link_tracks);
 
-  void start(std::uint32_t flow, const std::vector<std::uint32_t>& links, double wire_bytes,
-             double rate_cap, SimTime now);
+  // `weight` identical flows move `wire_bytes` each at a shared per-flow rate.
+  void start(std::uint32_t flow, const std::vector<std::uint32_t>& links, double wire_bytes, double rate_cap,
+             double weight, SimTime now);
   // True when the event is current; then the flow is removed and its neighbours re-solved.
   bool finish(std::uint32_t flow, std::uint32_t generation, SimTime now);
 
@@ -34,6 +35,7 @@ class FlowNetwork {
     double remaining = 0.0;
     double rate = 0.0;
     double cap = 0.0;
+    double weight = 1.0;
     SimTime updated;
     std::uint32_t generation = 0;
     bool active = false;

@@ -36,7 +36,7 @@ PathId Lowering::route_path(int src, int dst, const ProtocolCosts& costs) {
 }
 
 TaskId Lowering::add_transfer(int src, int dst, double payload, const ProtocolCosts& costs, int track,
-                              std::uint32_t label, bool with_sync) {
+                              std::uint32_t label, bool with_sync, double weight) {
   const topo::Route& r = topo_.route(src, dst);
   SimTime delay = r.latency;
   if (with_sync) delay += sync_cost(costs, r.path_class);
@@ -46,18 +46,20 @@ TaskId Lowering::add_transfer(int src, int dst, double payload, const ProtocolCo
   t.wire_bytes = payload / costs.wire_efficiency;
   t.rate_cap = costs.tb_bytes_per_s;
   t.path = route_path(src, dst, costs);
+  t.weight = weight;
   t.track = track;
   t.label = label;
   return graph_.add(t);
 }
 
 TaskId Lowering::add_fabric_op(PathId path, double wire_bytes, double rate_cap, SimTime delay, int track,
-                               std::uint32_t label) {
+                               std::uint32_t label, double weight) {
   Task t;
   t.delay = delay;
   t.wire_bytes = wire_bytes;
   t.rate_cap = rate_cap;
   t.path = path;
+  t.weight = weight;
   t.track = track;
   t.label = label;
   return graph_.add(t);

@@ -26,10 +26,11 @@ class Lowering {
   // A point-to-point transfer of `payload` bytes with the protocol's alpha, wire overhead and cap.
   // `with_sync` false: a later slice of a pipelined step, whose handshake the first slice already paid.
   TaskId add_transfer(int src, int dst, double payload, const ProtocolCosts& costs, int track, std::uint32_t label,
-                      bool with_sync = true);
+                      bool with_sync = true, double weight = 1.0);
   // A task carried by a path that is the union of several routes (NVLS: one reduce or multicast
   // operation loads every GPU's switch port once).
-  TaskId add_fabric_op(PathId path, double wire_bytes, double rate_cap, SimTime delay, int track, std::uint32_t label);
+  TaskId add_fabric_op(PathId path, double wire_bytes, double rate_cap, SimTime delay, int track, std::uint32_t label,
+                       double weight = 1.0);
   // Local work (copy, reduce, nop or a pure barrier) of fixed duration.
   TaskId add_local(SimTime duration, int track, std::uint32_t label);
 

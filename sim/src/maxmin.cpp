@@ -17,7 +17,8 @@ std::vector<double> solve_maxmin(const MaxMinProblem& problem) {
   std::vector<double> rate(nvars, 0.0);
   std::vector<bool> frozen(nvars, false);
   std::vector<double> remaining = problem.capacity;
-  std::vector<int> active(ncons, 0);
+  std::vector<double> active(ncons, 0.0);  // summed weight of unfrozen variables per constraint
+  auto weight = [&](std::size_t v) { return problem.weight.empty() ? 1.0 : problem.weight[v]; };
   std::size_t unfrozen = 0;
   for (std::size_t v = 0; v < nvars; ++v) {
     if (problem.uses[v].empty()) {
@@ -26,14 +27,14 @@ std::vector<double> solve_maxmin(const MaxMinProblem& problem) {
       continue;
     }
     ++unfrozen;
-    for (std::uint32_t c : problem.uses[v]) ++active[c];
+    for (std::uint32_t c : problem.uses[v]) active[c] += weight(v);
   }
   // All unfrozen variables share one level; each round raises it to the next saturation point.
   double level = 0.0;
   while (unfrozen > 0) {
     double next = kUnbounded;
     for (std::size_t c = 0; c < ncons; ++c) {
-      if (active[c] > 0) next = std::min(next, level + remaining[c] / active[c]);
+      if (active[c] > 0.0) next = std::min(next, level + remaining[c] / active[c]);
     }
     for (std::size_t v = 0; v < nvars; ++v) {
       if (!frozen[v]) next = std::min(next, problem.bound[v]);
@@ -43,7 +44,7 @@ std::vector<double> solve_maxmin(const MaxMinProblem& problem) {
     level = next;
     std::vector<bool> saturated(ncons, false);
     for (std::size_t c = 0; c < ncons; ++c) {
-      saturated[c] = active[c] > 0 && remaining[c] <= kSaturationSlack * problem.capacity[c];
+      saturated[c] = active[c] > 0.0 && remaining[c] <= kSaturationSlack * problem.capacity[c];
     }
     for (std::size_t v = 0; v < nvars; ++v) {
       if (frozen[v]) continue;
@@ -54,7 +55,7 @@ std::vector<double> solve_maxmin(const MaxMinProblem& problem) {
       rate[v] = level;
       frozen[v] = true;
       --unfrozen;
-      for (std::uint32_t c : problem.uses[v]) --active[c];
+      for (std::uint32_t c : problem.uses[v]) active[c] -= weight(v);
     }
   }
   return rate;

@@ -12,12 +12,15 @@ namespace ccforge::sim {
 struct MaxMinProblem {
   std::vector<double> capacity;               // per constraint
   std::vector<double> bound;                  // per variable; infinity when unbounded
-  std::vector<std::vector<std::uint32_t>> uses;  // per variable: the constraints it consumes (weight 1)
+  std::vector<std::vector<std::uint32_t>> uses;  // per variable: the constraints it consumes
+  // Per variable: how many identical flows it stands for (it loads each constraint weight x rate);
+  // empty means 1 for all.
+  std::vector<double> weight;
 };
 
 inline constexpr double kUnbounded = std::numeric_limits<double>::infinity();
 
-// Rates per variable. A variable that uses no constraint gets its bound (or infinity).
+// Rate of one member flow per variable. A variable that uses no constraint gets its bound (or infinity).
 std::vector<double> solve_maxmin(const MaxMinProblem& problem);
 
 }  // namespace ccforge::sim

@@ -22,6 +22,7 @@ struct Task {
   double wire_bytes = 0.0;  // payload divided by the protocol's wire efficiency
   double rate_cap = std::numeric_limits<double>::infinity();  // wire bytes/s one threadblock sustains
   PathId path = kNoPath;    // links crossed; kNoPath for local work
+  double weight = 1.0;      // identical parallel flows this task stands for (symmetric NCCL channels)
   int track = -1;           // trace track of the issuing threadblock, -1 for none
   std::uint32_t label = 0;  // index into TaskGraph::labels (trace slice name)
 };

@@ -49,6 +49,15 @@ TEST(Maxmin, ZeroCapacityStopsFlow) {
   EXPECT_DOUBLE_EQ(r[1], 50.0);
 }
 
+TEST(Maxmin, WeightedVariableCountsAsManyFlows) {
+  // A variable of weight 3 (three identical flows) and a plain flow on a 100-unit link: four equal
+  // shares of 25; the weighted variable's members get 25 each, 75 together.
+  MaxMinProblem p{{100.0}, {kUnbounded, kUnbounded}, {{0}, {0}}, {3.0, 1.0}};
+  const auto r = solve_maxmin(p);
+  EXPECT_DOUBLE_EQ(r[0], 25.0);
+  EXPECT_DOUBLE_EQ(r[1], 25.0);
+}
+
 TEST(Maxmin, FlowWithoutLinksGetsItsBound) {
   const MaxMinProblem p{{}, {7.0}, {{}}};
   EXPECT_DOUBLE_EQ(solve_maxmin(p)[0], 7.0);

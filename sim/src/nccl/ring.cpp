@@ -1,7 +1,7 @@
+#include <fmt/core.h>
+
 #include <algorithm>
 #include <cmath>
-
-#include <fmt/core.h>
 
 #include "costs.hpp"
 #include "nccl_lowering.hpp"
@@ -17,17 +17,22 @@ struct RingChunking {
 };
 RingChunking ring_chunking(ir::Protocol proto) {
   switch (proto) {
-    case ir::Protocol::Simple: return {4.0 * 512 * 1024, 2};
-    case ir::Protocol::LL: return {32.0 * 1024, 1};
-    case ir::Protocol::LL128: return {576000.0, 1};
+    case ir::Protocol::Simple:
+      return {4.0 * 512 * 1024, 2};
+    case ir::Protocol::LL:
+      return {32.0 * 1024, 1};
+    case ir::Protocol::LL128:
+      return {576000.0, 1};
   }
   return {4.0 * 512 * 1024, 2};
 }
 
-// Ring order of channel c: node by node, local GPUs rotated by c so channels leave each node from
-// different GPUs (and thus NICs), as NCCL's multi-ring search does.
+// Ring order of channel c: node by node; across nodes the local GPUs are rotated by c so channels leave
+// each node from different GPUs (and thus NICs), as NCCL's multi-ring search does. Inside one node all
+// channels share one ring.
 std::vector<int> ring_order(const topo::Topology& topo, int channel) {
   const int g = topo.gpus_per_node();
+  if (topo.num_nodes() == 1) channel = 0;
   std::vector<int> order;
   order.reserve(topo.num_gpus());
   for (int node = 0; node < topo.num_nodes(); ++node) {
@@ -36,9 +41,7 @@ std::vector<int> ring_order(const topo::Topology& topo, int channel) {
   return order;
 }
 
-int ring_steps(ir::Collective coll, int p) {
-  return coll == ir::Collective::AllReduce ? 2 * (p - 1) : p - 1;
-}
+int ring_steps(ir::Collective coll, int p) { return coll == ir::Collective::AllReduce ? 2 * (p - 1) : p - 1; }
 
 // Bytes of one rank's share in one channel: allreduce cuts its buffer, allgather and reducescatter
 // their total (nccl-tests size), into p shares.
@@ -46,14 +49,17 @@ double rank_share(const NcclCall& call, int p) { return call.bytes / p / call.nc
 
 // AllReduce, AllGather, ReduceScatter: loops of steps; op (rank, step, slice) forwards what the
 // previous rank sent at (step - 1, slice).
-void lower_ring_collective(Lowering& low, const NcclCall& call, const ProtocolCosts& costs, int channel) {
+void lower_ring_collective(Lowering& low, const NcclCall& call, const ProtocolCosts& costs, int channel,
+                           double weight) {
   const int p = low.topo().num_gpus();
   const std::vector<int> order = ring_order(low.topo(), channel);
   const RingChunking chunking = ring_chunking(call.proto);
   const int steps = ring_steps(call.coll, p);
   const std::uint32_t label = low.graph().add_label("ring step");
   std::vector<int> tracks(p);
-  for (int i = 0; i < p; ++i) tracks[i] = low.track(fmt::format("rank {} ch {} (ring)", order[i], channel));
+  for (int i = 0; i < p; ++i) {
+    tracks[i] = low.track(fmt::format("rank {} ch {} x{} (ring)", order[i], channel, weight));
+  }
   double remaining = rank_share(call, p);
   std::vector<std::vector<TaskId>> prev_step(p), this_step(p);  // per ring position: slices
   std::vector<TaskId> last(p);
@@ -66,7 +72,8 @@ void lower_ring_collective(Lowering& low, const NcclCall& call, const ProtocolCo
       for (int i = 0; i < p; ++i) {
         this_step[i].clear();
         for (int j = 0; j < chunking.slices; ++j) {
-          const TaskId t = low.add_transfer(order[i], order[(i + 1) % p], slice, costs, tracks[i], label, j == 0);
+          const TaskId t =
+              low.add_transfer(order[i], order[(i + 1) % p], slice, costs, tracks[i], label, j == 0, weight);
           if (started) low.graph().depend(last[i], t);
           if (s > 0) low.graph().depend(prev_step[(i + p - 1) % p][j], t);
           last[i] = t;
@@ -80,7 +87,7 @@ void lower_ring_collective(Lowering& low, const NcclCall& call, const ProtocolCo
 }
 
 // Broadcast from rank 0 / reduce to rank 0: a pipelined chain along the ring.
-void lower_ring_chain(Lowering& low, const NcclCall& call, const ProtocolCosts& costs, int channel) {
+void lower_ring_chain(Lowering& low, const NcclCall& call, const ProtocolCosts& costs, int channel, double weight) {
   const int p = low.topo().num_gpus();
   std::vector<int> order = ring_order(low.topo(), channel);
   std::rotate(order.begin(), std::find(order.begin(), order.end(), 0), order.end());
@@ -89,7 +96,9 @@ void lower_ring_chain(Lowering& low, const NcclCall& call, const ProtocolCosts& 
   const std::uint32_t label = low.graph().add_label(to_root ? "reduce hop" : "broadcast hop");
   std::vector<TaskId> prev(p - 1), last(p - 1);
   std::vector<int> tracks(p);
-  for (int i = 0; i < p; ++i) tracks[i] = low.track(fmt::format("rank {} ch {} (chain)", order[i], channel));
+  for (int i = 0; i < p; ++i) {
+    tracks[i] = low.track(fmt::format("rank {} ch {} x{} (chain)", order[i], channel, weight));
+  }
   double remaining = call.bytes / call.nchannels;
   bool started = false;
   while (remaining > 0.0) {
@@ -99,7 +108,7 @@ void lower_ring_chain(Lowering& low, const NcclCall& call, const ProtocolCosts& 
     for (int h = 0; h < p - 1; ++h) {
       const int src = to_root ? order[p - 1 - h] : order[h];
       const int dst = to_root ? order[p - 2 - h] : order[h + 1];
-      const TaskId t = low.add_transfer(src, dst, chunk, costs, tracks[to_root ? p - 1 - h : h], label);
+      const TaskId t = low.add_transfer(src, dst, chunk, costs, tracks[to_root ? p - 1 - h : h], label, true, weight);
       if (started) low.graph().depend(last[h], t);
       if (h > 0) low.graph().depend(prev[h - 1], t);
       prev[h] = t;
@@ -114,9 +123,15 @@ void lower_ring_chain(Lowering& low, const NcclCall& call, const ProtocolCosts& 
 void lower_ring(Lowering& low, const NcclCall& call) {
   const ProtocolCosts costs = protocol_costs(low.params(), call.proto, low.arch());
   const bool chain = call.coll == ir::Collective::Broadcast || call.coll == ir::Collective::Reduce;
-  for (int c = 0; c < call.nchannels; ++c) {
-    if (chain) lower_ring_chain(low, call, costs, c);
-    else lower_ring_collective(low, call, costs, c);
+  // Channels with the same ring are identical: simulate one, weighted by how many it stands for.
+  const int distinct = low.topo().num_nodes() == 1 ? 1 : std::min(call.nchannels, low.topo().gpus_per_node());
+  for (int c = 0; c < distinct; ++c) {
+    double weight = 0;
+    for (int k = c; k < call.nchannels; k += distinct) ++weight;
+    if (chain)
+      lower_ring_chain(low, call, costs, c, weight);
+    else
+      lower_ring_collective(low, call, costs, c, weight);
   }
 }
 

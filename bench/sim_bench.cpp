@@ -1,0 +1,48 @@
+// Simulator speed: events per second and wall time per simulated collective.
+#include <benchmark/benchmark.h>
+
+#include "ccforge/sim/sim.hpp"
+
+namespace {
+
+using namespace ccforge;
+
+const topo::Topology& load(const char* name) {
+  static const topo::Topology ndv5 = topo::load_topology(std::string(CCFORGE_SOURCE_DIR) + "/data/topologies/ndv5.xml");
+  static const topo::Topology x128 =
+      topo::load_topology(std::string(CCFORGE_SOURCE_DIR) + "/data/topologies/ndv5-x128.xml");
+  return std::string(name) == "ndv5" ? ndv5 : x128;
+}
+
+void run_nccl(benchmark::State& state, const topo::Topology& topo, const char* spec, ByteCount bytes) {
+  const sim::SimParams params;
+  const sim::CallSpec call{bytes, *sim::data_type_from_string("half")};
+  const auto request = *sim::parse_nccl_request(spec);
+  std::uint64_t events = 0;
+  double simulated_us = 0;
+  for (auto _ : state) {
+    const sim::SimResult r = sim::simulate_nccl(topo, ir::Collective::AllReduce, call, request, params);
+    events += r.events;
+    simulated_us = r.time.us();
+  }
+  state.counters["events/s"] = benchmark::Counter(static_cast<double>(events), benchmark::Counter::kIsRate);
+  state.counters["simulated_us"] = simulated_us;
+}
+
+// 8x H100 ring allreduce, 1 GB, Simple: the events/s figure comes from this run too.
+void BM_Ndv5RingAllreduce1G(benchmark::State& state) {
+  run_nccl(state, load("ndv5"), "nccl:ring:simple", ByteCount{1} << 30);
+}
+BENCHMARK(BM_Ndv5RingAllreduce1G)->Unit(benchmark::kMillisecond);
+
+// NCCL's own choice (NVLS) for the same call.
+void BM_Ndv5NcclAllreduce1G(benchmark::State& state) { run_nccl(state, load("ndv5"), "nccl", ByteCount{1} << 30); }
+BENCHMARK(BM_Ndv5NcclAllreduce1G)->Unit(benchmark::kMillisecond);
+
+// 1024 GPUs: NCCL baseline allreduce at state.range(0) bytes.
+void BM_Ndv5x128NcclAllreduce(benchmark::State& state) {
+  run_nccl(state, load("x128"), "nccl", static_cast<ByteCount>(state.range(0)));
+}
+BENCHMARK(BM_Ndv5x128NcclAllreduce)->Arg(1 << 20)->Arg(1 << 30)->Unit(benchmark::kMillisecond)->Iterations(1);
+
+}  // namespace
