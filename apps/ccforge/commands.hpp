@@ -7,6 +7,7 @@
 namespace ccforge::cli {
 
 void add_topo_command(CLI::App& app);
+void add_tune_command(CLI::App& app);
 void add_sim_command(CLI::App& app);
 void add_validate_command(CLI::App& app);
 void add_ir_command(CLI::App& app);

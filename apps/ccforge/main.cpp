@@ -18,6 +18,7 @@ int main(int argc, char** argv) {
   CLI::App app{"ccforge: find, prove and ship the fastest collective-communication algorithms for a GPU cluster"};
   app.require_subcommand(1);
   ccforge::cli::add_topo_command(app);
+  ccforge::cli::add_tune_command(app);
   ccforge::cli::add_sim_command(app);
   ccforge::cli::add_validate_command(app);
   ccforge::cli::add_ir_command(app);

@@ -1,0 +1,147 @@
+// `ccforge tune --topo FILE ...`: flags, progress and printing only; the search library does the work.
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <memory>
+#include <sstream>
+#include <string>
+
+#include <CLI/CLI.hpp>
+#include <fmt/core.h>
+
+#include "ccforge/common/units.hpp"
+#include "ccforge/search/search.hpp"
+#include "ccforge/sim/sim.hpp"
+#include "ccforge/topology/topology.hpp"
+#include "commands.hpp"
+
+namespace ccforge::cli {
+namespace {
+
+struct TuneFlags {
+  std::string topo;
+  std::string coll = "all";
+  std::string begin = "1K", end = "1G";
+  int factor = 2;
+  std::string out = "tune-out";
+  int jobs = 0;
+  double min_gain = 0.03;
+  std::string dtype = "half";
+  bool resume = false;
+  bool list = false;
+};
+
+std::vector<ir::Collective> parse_collectives(const std::string& text) {
+  using C = ir::Collective;
+  if (text == "all") return {C::AllReduce, C::AllGather, C::ReduceScatter, C::AllToAll, C::Broadcast, C::Reduce, C::Gather, C::Scatter};
+  std::vector<ir::Collective> colls;
+  std::stringstream in(text);
+  for (std::string name; std::getline(in, name, ',');) {
+    const auto c = ir::collective_from_string(name);
+    if (!c) throw CLI::ValidationError("--coll", "unknown collective '" + name + "' (use all or e.g. allreduce,allgather)");
+    colls.push_back(*c);
+  }
+  return colls;
+}
+
+std::vector<ByteCount> parse_sizes(const TuneFlags& f) {
+  const auto b = parse_size(f.begin), e = parse_size(f.end);
+  if (!b || !e || *b == 0) throw CLI::ValidationError("-b/-e", "sizes must look like 1K, 64M, 1G and be > 0");
+  if (*b > *e) throw CLI::ValidationError("-b/-e", "-b must not exceed -e");
+  if (f.factor < 2) throw CLI::ValidationError("-f", "the size factor must be >= 2");
+  std::vector<ByteCount> sizes;
+  for (ByteCount s = *b; s <= *e; s *= static_cast<ByteCount>(f.factor)) sizes.push_back(s);
+  return sizes;
+}
+
+void print_registry() {
+  for (const auto& g : search::generators()) {
+    std::string colls;
+    for (auto c : g.collectives) colls += std::string(colls.empty() ? "" : ",") + ir::to_string(c);
+    fmt::print("{:<18} {}\n{:<18} collectives: {}\n{:<18} source: {}\n", g.name, g.description, "", colls, "", g.citation);
+  }
+}
+
+// A bar with ETA on a terminal; one plain line per 10% otherwise (logs, CI).
+std::function<void(std::size_t, std::size_t)> progress_printer() {
+  const bool tty = isatty(fileno(stderr)) != 0;
+  auto start = std::make_shared<std::chrono::steady_clock::time_point>(std::chrono::steady_clock::now());
+  auto last_decile = std::make_shared<std::size_t>(0);
+  return [tty, start, last_decile](std::size_t done, std::size_t total) {
+    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - *start).count();
+    const double frac = total ? static_cast<double>(done) / static_cast<double>(total) : 1.0;
+    const double eta = frac > 0 ? elapsed * (1 - frac) / frac : 0.0;
+    if (tty) {
+      const int width = 30, filled = static_cast<int>(frac * width);
+      fmt::print(stderr, "\r[{}{}] {}/{} tasks, ETA {:.0f} s ", std::string(static_cast<std::size_t>(filled), '#'),
+                 std::string(static_cast<std::size_t>(width - filled), ' '), done, total, eta);
+      if (done == total) fmt::print(stderr, "\n");
+    } else if (const std::size_t decile = done * 10 / std::max<std::size_t>(total, 1); decile > *last_decile) {
+      *last_decile = decile;
+      fmt::print(stderr, "tune: {}/{} tasks ({:.0f}%), {:.1f} s elapsed, ETA {:.0f} s\n", done, total, frac * 100, elapsed, eta);
+    }
+  };
+}
+
+void print_summary(const search::TuneResult& r, const std::vector<std::string>& csv) {
+  std::size_t candidates = 0;
+  for (const auto& ct : r.collectives) candidates += ct.candidates.accepted.size();
+  fmt::print("tuned {} collective(s) on {}: {} candidates, {} simulations in {:.2f} s ({:.0f} simulations/s)\n",
+             r.collectives.size(), r.topology, candidates, r.simulations, r.elapsed_s,
+             r.elapsed_s > 0 ? static_cast<double>(r.simulations) / r.elapsed_s : 0.0);
+  // The allreduce table when allreduce was tuned, else the first collective's.
+  const std::string shown = std::any_of(r.collectives.begin(), r.collectives.end(),
+                                        [](const auto& ct) { return ct.collective == ir::Collective::AllReduce; })
+                                ? "allreduce" : ir::to_string(r.collectives.front().collective);
+  fmt::print("\n{:<10} {:>10} {:>10} {:>10} {:>8}  {:<28} {:<7} {:>6}\n", "coll", "bytes", "nccl_us", "best_us", "speedup",
+             "algorithm", "proto", "%bound");
+  for (std::size_t i = 1; i < csv.size(); ++i) {
+    std::vector<std::string> f;
+    std::stringstream in(csv[i]);
+    for (std::string cell; std::getline(in, cell, ',');) f.push_back(cell);
+    if (f[0] != shown) continue;
+    fmt::print("{:<10} {:>10} {:>10} {:>10} {:>7}x  {:<28} {:<7} {:>6}\n", f[0], format_size(std::stoull(f[1])), f[2], f[3], f[4],
+               f[5], f[6], f[7]);
+  }
+}
+
+void run_tune(const TuneFlags& f) {
+  if (f.list) return print_registry();
+  if (f.topo.empty()) throw CLI::ValidationError("--topo", "a topology file is required (or use --list)");
+  if (f.min_gain < 0) throw CLI::ValidationError("--min-gain", "must be >= 0");
+  search::TuneOptions options;
+  options.collectives = parse_collectives(f.coll);
+  options.sizes = parse_sizes(f);
+  options.min_gain = f.min_gain;
+  options.jobs = f.jobs;
+  options.dtype = f.dtype;
+  options.out_dir = f.out;
+  options.resume = f.resume;
+  options.progress = progress_printer();
+  const topo::Topology topology = topo::load_topology(f.topo);
+  const search::TuneResult result = search::tune(topology, options, sim::SimParams{});
+  print_summary(result, search::selection_csv_lines(result));
+  fmt::print("\nwrote {}/selection.csv, selection.md, bands.csv, report.json, algorithms/\n", f.out);
+}
+
+}  // namespace
+
+void add_tune_command(CLI::App& app) {
+  auto flags = std::make_shared<TuneFlags>();
+  CLI::App* cmd = app.add_subcommand("tune", "find the fastest algorithm per collective and size band, export MSCCL XML");
+  cmd->add_option("--topo", flags->topo, "topology file (NCCL topology XML or ccforge cluster file)");
+  cmd->add_option("--coll", flags->coll, "all, or a comma list: allreduce,allgather,reducescatter,alltoall,...")->capture_default_str();
+  cmd->add_option("-b,--minbytes", flags->begin, "smallest size")->capture_default_str();
+  cmd->add_option("-e,--maxbytes", flags->end, "largest size")->capture_default_str();
+  cmd->add_option("-f,--stepfactor", flags->factor, "size multiplication factor")->capture_default_str();
+  cmd->add_option("--out", flags->out, "output directory")->capture_default_str();
+  cmd->add_option("--jobs", flags->jobs, "worker threads (0: all cores)")->capture_default_str();
+  cmd->add_option("--min-gain", flags->min_gain, "keep NCCL unless the best candidate is this much faster")->capture_default_str();
+  cmd->add_option("-d,--dtype", flags->dtype, "element type (decides which sizes split into whole chunks)")->capture_default_str();
+  cmd->add_flag("--resume", flags->resume, "continue a killed run from DIR/checkpoint.jsonl");
+  cmd->add_flag("--list", flags->list, "print the generator registry and exit");
+  cmd->callback([flags] { run_tune(*flags); });
+}
+
+}  // namespace ccforge::cli
