@@ -49,7 +49,7 @@ void fill_gpus(const std::vector<RawPci*>& gpus, const MachineDescription& machi
   const int links = machine.nvlinks_per_gpu.value_or(model.default_peer_links);
   for (std::size_t i = 0; i < gpus.size(); ++i) {
     RawGpu gpu;
-    gpu.dev = gpu.rank = static_cast<int>(i);
+    gpu.rank = static_cast<int>(i);
     gpu.sm = model.sm;
     gpu.amd = model.sm == 0;
     gpu.model = model.name;

@@ -160,7 +160,6 @@ class Reader {
     RawGpu gpu;
     gpu.loc = src_.loc(node);
     gpu.rank = src_.integer(node, "rank");
-    gpu.dev = src_.integer(node, "dev", gpu.rank);
     gpu.amd = node.attribute("gcn") || pci_vendor == "0x1002";
     if (gpu.amd) {
       gpu.model = node.attribute("gcn").value();  // resolved to a model by complete()

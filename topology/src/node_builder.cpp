@@ -182,7 +182,7 @@ class NodeBuilder {
       }
       g_.gpus[static_cast<std::size_t>(info.rank)] = std::move(info);
     }
-    NodeLayout layout{n, {}, {}};
+    NodeLayout layout;
     for (const PlacedNic& nic : nics_) {
       layout.nics.push_back(nic.vertex);
       layout.nic_speeds.push_back(nic.speed);

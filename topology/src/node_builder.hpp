@@ -12,12 +12,11 @@
 namespace ccforge::topo {
 
 struct NodeLayout {
-  int num_gpus = 0;
   std::vector<VertexId> nics;  // by NCCL net dev index: NIC i of every node is on rail i
   std::vector<Bandwidth> nic_speeds;
 };
 
-// Appends node `node` (GPU ranks node * num_gpus + local rank) with vertex names prefixed by `prefix`.
+// Appends node `node` (GPU ranks node * GPUs per node + local rank) with vertex names prefixed by `prefix`.
 NodeLayout build_node(const RawTopology& raw, const ParamTable& params, int node, const std::string& prefix, GraphData& graph);
 
 }  // namespace ccforge::topo

@@ -23,7 +23,6 @@ struct RawPeerLink {
 };
 
 struct RawGpu {
-  int dev = 0;
   int rank = 0;
   int sm = 0;                  // compute capability x10; 0 for AMD GPUs
   bool amd = false;
