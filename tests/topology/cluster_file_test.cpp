@@ -74,6 +74,13 @@ TEST(ClusterFile, FatTreeFillsLeavesInNicOrderAndOversubscriptionCutsSpines) {
   EXPECT_EQ(count(t, VertexKind::NetSwitch), 3 + 16);
 }
 
+TEST(ClusterFile, OneLeafNeedsNoSpines) {
+  const TempCluster c("nodes=\"2\" fabric=\"fat-tree\"");
+  const Topology t = load_topology(c.path());
+  EXPECT_EQ(count(t, VertexKind::NetSwitch), 1);  // 16 NICs fit one 32-port-down leaf
+  EXPECT_EQ(t.route(0, 9).path_class, PathClass::Net);
+}
+
 TEST(ClusterFile, NicSpeedCapsTheNicLinks) {
   const TempCluster c("nodes=\"2\" fabric=\"rail-optimized\" nic_speed_gbps=\"200\"");
   const Topology t = load_topology(c.path());
