@@ -60,8 +60,8 @@ class Emitter {
     const bool reduces = op.kind == OpType::RecvReduceCopy;
     if (op.fused_send >= 0) {
       const PlannedOp& next = plan_.ops[static_cast<std::size_t>(op.fused_send)];
-      add_step(op.dst.rank, dst_layout.tb_sending(next.dst.rank, op.channel), reduces ? OpType::RecvReduceCopySend : OpType::RecvCopySend,
-               op.dst, op.dst);
+      const OpType fused = !reduces ? OpType::RecvCopySend : op.result_unused ? OpType::RecvReduceSend : OpType::RecvReduceCopySend;
+      add_step(op.dst.rank, dst_layout.tb_sending(next.dst.rank, op.channel), fused, op.dst, op.dst);
     } else {
       add_step(op.dst.rank, dst_layout.tb_receiving(op.src.rank, op.channel), reduces ? OpType::RecvReduceCopy : OpType::Recv,
                reduces ? op.dst : op.src, op.dst);

@@ -74,7 +74,7 @@ class OpIndex {
 };
 
 // A receive whose chunk is next used as the source of a transfer of exactly that chunk on the same
-// channel becomes rcs/rrcs (the transfer's sending half moves into it), provided the rank's tb for (send peer, recv peer, channel) can hold both.
+// channel becomes rcs/rrcs/rrs (the transfer's sending half moves into it), provided the rank's tb for (send peer, recv peer, channel) can hold both.
 void plan_fusion(BuildPlan& plan) {
   auto& ops = plan.ops;
   const OpIndex index(ops);
@@ -93,6 +93,8 @@ void plan_fusion(BuildPlan& plan) {
     recv_pairs[{d.rank, from, c}] = to;
     ops[i].fused_send = static_cast<int>(j);
     ops[j].sent_by_fusion = true;
+    // Scratch is invisible to the caller, so a partial result only forwarded need not be stored.
+    ops[i].result_unused = ops[i].kind == OpType::RecvReduceCopy && d.buf == BufferKind::Scratch && index.next_touch(j, d) == SIZE_MAX;
   }
 }
 

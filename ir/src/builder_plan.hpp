@@ -17,6 +17,7 @@ struct PlannedOp {
   int channel;  // local ops: the channel of the transfer that next uses the result (their tb's channel)
   int fused_send = -1;          // index of the later transfer this op's receive forwards (rcs/rrcs), or -1
   bool sent_by_fusion = false;  // this transfer's sending half was emitted by an earlier fused receive
+  bool result_unused = false;   // fused reducing receive into scratch nobody reads again: rrs, no store
 };
 
 struct TbKey {

@@ -113,6 +113,19 @@ void check_tbs_per_channel(const GpuProgram& gpu, const Limits& limits, IssueSin
   }
 }
 
+// The checker keeps state per chunk of every rank's buffers. No executor-selectable algorithm comes near
+// this (the largest real file declares 240 chunks per rank); it keeps a hostile file from exhausting memory.
+constexpr long long kMaxCheckedChunks = 1 << 22;
+
+bool declared_size_is_checkable(const Algorithm& algo, IssueSink& sink) {
+  long long total = 0;
+  for (const GpuProgram& g : algo.gpus) total += static_cast<long long>(g.input_chunks) + g.output_chunks + g.scratch_chunks;
+  if (total <= kMaxCheckedChunks) return true;
+  sink.add("limit.size", -1, -1, -1,
+           std::to_string(total) + " chunks declared over all ranks; the checker handles at most " + std::to_string(kMaxCheckedChunks));
+  return false;
+}
+
 }  // namespace
 
 bool check_structure(const Algorithm& algo, const Limits& limits, IssueSink& sink) {
@@ -120,6 +133,7 @@ bool check_structure(const Algorithm& algo, const Limits& limits, IssueSink& sin
     sink.add("structure.gpus", -1, -1, -1, "ngpus=" + std::to_string(algo.ngpus) + " but " + std::to_string(algo.gpus.size()) + " gpu programs");
     return false;
   }
+  if (!declared_size_is_checkable(algo, sink)) return false;
   if (algo.nchannels > limits.max_channels)
     sink.add("limit.channels", -1, -1, -1, "nchannels=" + std::to_string(algo.nchannels) + " exceeds MAXCHANNELS=" + std::to_string(limits.max_channels));
   bool ok = true;

@@ -1,5 +1,6 @@
 // MSCCL XML import with pugixml. Accepts what msccl-executor-nccl accepts and rejects, with one
 // "FILE:LINE: problem (fix)" line, what it rejects or would mis-read (formats.md §1.2-1.6).
+#include <algorithm>
 #include <limits>
 #include <string>
 
@@ -130,18 +131,21 @@ class Reader {
   }
 
   void read_gpus(const pugi::xml_node& node, Algorithm& algo) const {
-    algo.gpus.resize(static_cast<std::size_t>(algo.ngpus));
+    const auto gpu_nodes = children(node, "gpu");
+    // Sized by the elements present, so a huge ngpus costs nothing before it is reported.
+    algo.gpus.resize(std::min(gpu_nodes.size(), static_cast<std::size_t>(algo.ngpus)));
     std::vector<bool> seen(algo.gpus.size(), false);
-    for (const pugi::xml_node& g : children(node, "gpu")) {
+    for (const pugi::xml_node& g : gpu_nodes) {
       check_start_tag(text_, static_cast<std::size_t>(g.offset_debug()), file_, lines_);
       const int id = small_int(g, "id", 0);
       if (id >= algo.ngpus) fail(g, "gpu id " + std::to_string(id) + " >= ngpus " + std::to_string(algo.ngpus), "use ids 0..ngpus-1");
+      if (static_cast<std::size_t>(id) >= seen.size()) fail(g, "gpu id " + std::to_string(id) + " but only " + std::to_string(gpu_nodes.size()) + " <gpu> elements", "give each of the ngpus ranks one <gpu>");
       if (seen[static_cast<std::size_t>(id)]) fail(g, "duplicate gpu id " + std::to_string(id), "give each rank one <gpu>");
       seen[static_cast<std::size_t>(id)] = true;
       algo.gpus[static_cast<std::size_t>(id)] = read_gpu(g, id, algo);
     }
-    for (std::size_t r = 0; r < seen.size(); ++r)
-      if (!seen[r]) fail(node, "no <gpu id=\"" + std::to_string(r) + "\">", "ngpus=" + std::to_string(algo.ngpus) + " needs one <gpu> per rank");
+    for (std::size_t r = 0; r < static_cast<std::size_t>(algo.ngpus); ++r)
+      if (r >= seen.size() || !seen[r]) fail(node, "no <gpu id=\"" + std::to_string(r) + "\">", "ngpus=" + std::to_string(algo.ngpus) + " needs one <gpu> per rank");
   }
 
   GpuProgram read_gpu(const pugi::xml_node& node, int id, const Algorithm& algo) const {

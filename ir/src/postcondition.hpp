@@ -12,7 +12,7 @@
 
 namespace ccforge::ir {
 
-using Term = std::uint32_t;  // rank * stride + logical input chunk
+using Term = std::uint64_t;  // rank * stride + logical input chunk
 
 struct Expectation {
   int rank;
@@ -29,7 +29,7 @@ struct ExpectedOutputs {
 class TermCodec {
  public:
   explicit TermCodec(const BufferSpace& space, int ngpus);
-  Term encode(int rank, int chunk) const { return static_cast<Term>(rank * stride_ + chunk); }
+  Term encode(int rank, int chunk) const { return static_cast<Term>(rank) * static_cast<Term>(stride_) + static_cast<Term>(chunk); }
   std::string describe(Term t) const;
 
  private:

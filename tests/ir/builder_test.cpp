@@ -138,3 +138,19 @@ TEST(Builder, BigRingAllreduceStaysWithinExecutorLimits) {
 
 }  // namespace
 }  // namespace ccforge::ir
+
+namespace ccforge::ir {
+namespace {
+
+TEST(Builder, ForwardedPartialSumsInScratchAreNotStored) {
+  // Chain reduce 3 -> 2 -> 1 -> 0: ranks 1 and 2 add their input (copied to scratch) to what they
+  // receive and forward it; the scratch result is never read again, so they use rrs.
+  const Algorithm a = testgen::chain_reduce(4, 1);
+  EXPECT_EQ(count_type(a, OpType::RecvReduceSend), 2);
+  EXPECT_EQ(count_type(a, OpType::RecvReduceCopySend), 0);
+  EXPECT_EQ(count_type(a, OpType::RecvReduceCopy), 1);  // the root keeps the sum in its output
+  EXPECT_TRUE(check(a).ok());
+}
+
+}  // namespace
+}  // namespace ccforge::ir

@@ -108,3 +108,25 @@ TEST(Checker, FusedReduceChainLongerThanSixteenIsALimit) {
 
 }  // namespace
 }  // namespace ccforge::ir
+
+namespace ccforge::ir {
+namespace {
+
+TEST(Checker, AbsurdBufferSizesAreRefusedNotAllocated) {
+  Algorithm a = testgen::direct_alltoall(2);
+  a.gpus[1].scratch_chunks = 2'000'000'000;
+  const CheckReport r = check(a);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.issues[0].rule, "limit.size");
+}
+
+TEST(Checker, HugeNgpusIsReportedWithoutAllocatingIt) {
+  EXPECT_THROW(parse_msccl_xml("<algo name=\"h\" proto=\"LL\" nchannels=\"1\" nchunksperloop=\"1\" ngpus=\"2000000000\" coll=\"allreduce\" "
+                               "inplace=\"1\" outofplace=\"0\" minBytes=\"0\" maxBytes=\"0\">\n"
+                               "  <gpu id=\"0\" i_chunks=\"1\" o_chunks=\"0\" s_chunks=\"0\"/>\n</algo>\n",
+                               "h.xml"),
+               DiagError);
+}
+
+}  // namespace
+}  // namespace ccforge::ir
