@@ -1,0 +1,131 @@
+// End-to-end tune on the bundled NDv5 topology at small sizes (fast to simulate): outputs are
+// byte-identical across thread counts, a run killed mid-way resumes to the same outputs, every
+// exported file passes the checker, and no winner beats the lower bound.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <stdexcept>
+
+#include <nlohmann/json.hpp>
+
+#include "ccforge/common/atomic_file.hpp"
+#include "ccforge/search/search.hpp"
+#include "ccforge/sim/sim.hpp"
+#include "ccforge/topology/topology.hpp"
+
+namespace ccforge::search {
+namespace {
+
+namespace fs = std::filesystem;
+
+const topo::Topology& ndv5() {
+  static const topo::Topology t = topo::load_topology(std::string(CCFORGE_SOURCE_DIR) + "/data/topologies/ndv5.xml");
+  return t;
+}
+
+fs::path fresh_dir(const std::string& name) {
+  const fs::path dir = fs::temp_directory_path() / ("ccforge_tune_test_" + name + "_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  return dir;
+}
+
+TuneOptions options(const fs::path& dir, int jobs) {
+  TuneOptions o;
+  o.collectives = {ir::Collective::AllGather, ir::Collective::AllReduce};
+  o.sizes = {1024, 4096, 16384};
+  o.jobs = jobs;
+  o.out_dir = dir;
+  return o;
+}
+
+// Every output file, report.json without its "timing" member (wall time and thread count).
+std::map<std::string, std::string> outputs(const fs::path& dir) {
+  std::map<std::string, std::string> files;
+  for (const auto& e : fs::recursive_directory_iterator(dir)) {
+    if (!e.is_regular_file() || e.path().filename() == "checkpoint.jsonl") continue;
+    std::string text = read_file(e.path());
+    if (e.path().filename() == "report.json") {
+      auto j = nlohmann::json::parse(text);
+      j.erase("timing");
+      text = j.dump();
+    }
+    files[fs::relative(e.path(), dir).string()] = text;
+  }
+  return files;
+}
+
+TEST(Tune, OutputsAreIdenticalWhateverTheThreadCount) {
+  const fs::path a = fresh_dir("j1"), b = fresh_dir("j2");
+  tune(ndv5(), options(a, 1), sim::SimParams{});
+  tune(ndv5(), options(b, 2), sim::SimParams{});
+  const auto fa = outputs(a), fb = outputs(b);
+  EXPECT_EQ(fa.size(), fb.size());
+  for (const auto& [name, text] : fa) EXPECT_EQ(text, fb.at(name)) << name;
+  EXPECT_TRUE(fa.count("selection.csv") && fa.count("selection.md") && fa.count("bands.csv"));
+}
+
+TEST(Tune, KilledRunResumesToTheSameOutputs) {
+  const fs::path whole = fresh_dir("whole"), killed = fresh_dir("killed");
+  tune(ndv5(), options(whole, 2), sim::SimParams{});
+  TuneOptions o = options(killed, 2);
+  o.progress = [](std::size_t done, std::size_t) {
+    if (done == 25) throw std::runtime_error("simulated kill");
+  };
+  EXPECT_THROW(tune(ndv5(), o, sim::SimParams{}), std::runtime_error);
+  ASSERT_FALSE(fs::exists(killed / "selection.csv"));
+  // A kill can also tear the line being written.
+  { std::ofstream(killed / "checkpoint.jsonl", std::ios::app) << "{\"key\":\"allgather/ring"; }
+  o.progress = nullptr;
+  o.resume = true;
+  const TuneResult resumed = tune(ndv5(), o, sim::SimParams{});
+  EXPECT_GE(resumed.resumed_tasks, 25u);
+  const auto fw = outputs(whole), fk = outputs(killed);
+  for (const auto& [name, text] : fw) EXPECT_EQ(text, fk.at(name)) << name;
+}
+
+TEST(Tune, ResumingAnotherTunesCheckpointIsAClearError) {
+  const fs::path dir = fresh_dir("other");
+  tune(ndv5(), options(dir, 2), sim::SimParams{});
+  TuneOptions o = options(dir, 2);
+  o.sizes = {1024, 2048};
+  o.resume = true;
+  try {
+    tune(ndv5(), o, sim::SimParams{});
+    FAIL() << "expected a DiagError";
+  } catch (const DiagError& e) {
+    EXPECT_NE(std::string(e.what()).find("checkpoint.jsonl:1: checkpoint was made by a tune with another"), std::string::npos)
+        << e.what();
+  }
+}
+
+TEST(Tune, ExportedFilesPassTheCheckerAndCarryTheirBand) {
+  const fs::path dir = fresh_dir("export");
+  const TuneResult r = tune(ndv5(), options(dir, 2), sim::SimParams{});
+  int files = 0;
+  for (const auto& ct : r.collectives)
+    for (const auto& band : ct.bands) {
+      if (band.winner < 0) continue;
+      const ir::Algorithm algo = ir::read_msccl_xml(dir / band.file);
+      EXPECT_TRUE(ir::check(algo).ok()) << band.file;
+      EXPECT_EQ(algo.min_bytes, band.min_bytes);
+      EXPECT_EQ(algo.max_bytes, band.max_bytes);
+      ++files;
+    }
+  EXPECT_EQ(static_cast<std::size_t>(files), std::distance(fs::directory_iterator(dir / "algorithms"), fs::directory_iterator{}));
+}
+
+TEST(Tune, NoChoiceBeatsTheLowerBound) {
+  const TuneResult r = tune(ndv5(), options(fresh_dir("bound"), 2), sim::SimParams{});
+  for (const auto& ct : r.collectives)
+    for (const auto& c : ct.choices) EXPECT_GE(c.best, c.lower_bound) << ir::to_string(ct.collective) << " " << c.bytes;
+}
+
+TEST(Tune, SelectionCsvHasTheDocumentedHeaderAndOneRowPerSize) {
+  const TuneResult r = tune(ndv5(), options(fresh_dir("csv"), 2), sim::SimParams{});
+  const auto lines = selection_csv_lines(r);
+  ASSERT_EQ(lines.size(), 1u + 2 * 3);
+  EXPECT_EQ(lines[0], "collective,size_bytes,nccl_us,best_us,speedup,algorithm,protocol,lower_bound_pct");
+}
+
+}  // namespace
+}  // namespace ccforge::search
