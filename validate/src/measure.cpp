@@ -18,8 +18,8 @@ struct Target {
 Measurement describe(const SweepOptions& o, const CallSpec& call, ByteCount size, const Target& t) {
   Measurement m;
   m.collective = ir::to_string(call.collective);
-  m.algorithm = t.candidate ? t.candidate->algorithm.name : "NCCL";
-  if (t.candidate && m.algorithm.empty()) m.algorithm = t.candidate->file.stem().string();
+  // File stems name algorithms: unlike the XML's name attribute they are unique within a directory.
+  m.algorithm = t.candidate ? t.candidate->file.stem().string() : "NCCL";
   m.file = t.candidate ? t.candidate->file.string() : "";
   m.protocol = t.candidate ? ir::to_string(t.candidate->algorithm.protocol) : "";
   m.size_bytes = size;
