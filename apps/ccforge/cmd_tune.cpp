@@ -87,8 +87,8 @@ std::function<void(std::size_t, std::size_t)> progress_printer() {
 void print_summary(const search::TuneResult& r, const std::vector<std::string>& csv) {
   std::size_t candidates = 0;
   for (const auto& ct : r.collectives) candidates += ct.candidates.accepted.size();
-  fmt::print("tuned {} collective(s) on {}: {} candidates, {} simulations in {:.2f} s ({:.0f} simulations/s)\n",
-             r.collectives.size(), r.topology, candidates, r.simulations, r.elapsed_s,
+  fmt::print("tuned {} collective(s) on {}: {} candidates, {} simulations ({} pruned) in {:.2f} s ({:.0f} simulations/s)\n",
+             r.collectives.size(), r.topology, candidates, r.simulations, r.pruned, r.elapsed_s,
              r.elapsed_s > 0 ? static_cast<double>(r.simulations) / r.elapsed_s : 0.0);
   // The allreduce table when allreduce was tuned, else the first collective's.
   const std::string shown = std::any_of(r.collectives.begin(), r.collectives.end(),

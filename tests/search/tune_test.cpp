@@ -120,6 +120,16 @@ TEST(Tune, NoChoiceBeatsTheLowerBound) {
     for (const auto& c : ct.choices) EXPECT_GE(c.best, c.lower_bound) << ir::to_string(ct.collective) << " " << c.bytes;
 }
 
+TEST(Tune, PruningKeepsTheSameWinners) {
+  TuneOptions pruned = options(fresh_dir("pruned"), 2), full = options(fresh_dir("full"), 2);
+  pruned.sizes = full.sizes = {1024, 8192, 65536, 524288};
+  full.prune = false;
+  const TuneResult a = tune(ndv5(), pruned, sim::SimParams{}), b = tune(ndv5(), full, sim::SimParams{});
+  EXPECT_EQ(selection_csv_lines(a), selection_csv_lines(b));
+  EXPECT_EQ(b.pruned, 0u);
+  EXPECT_LT(a.simulations, b.simulations);
+}
+
 TEST(Tune, SelectionCsvHasTheDocumentedHeaderAndOneRowPerSize) {
   const TuneResult r = tune(ndv5(), options(fresh_dir("csv"), 2), sim::SimParams{});
   const auto lines = selection_csv_lines(r);

@@ -17,17 +17,14 @@ std::string header_line(const std::string& fingerprint) {
   return nlohmann::json{{"version", kFormatVersion}, {"fingerprint", fingerprint}}.dump() + "\n";
 }
 
-TaskTimes parse_task(const nlohmann::json& j) {
-  TaskTimes t;
-  t.labels = j.at("labels").get<std::vector<std::string>>();
-  for (const auto& ps : j.at("ps")) t.times.push_back(ps.is_null() ? std::nullopt : std::optional{SimTime{ps.get<std::int64_t>()}});
-  return t;
+Sample parse_sample(const nlohmann::json& j) {
+  const auto& ps = j.at("ps");
+  return {ps.is_null() ? std::nullopt : std::optional{SimTime{ps.get<std::int64_t>()}}, j.at("label").get<std::string>()};
 }
 
-std::string task_line(const std::string& key, const TaskTimes& t) {
-  nlohmann::json ps = nlohmann::json::array();
-  for (const auto& time : t.times) ps.push_back(time ? nlohmann::json(time->ps) : nlohmann::json(nullptr));
-  return nlohmann::json{{"key", key}, {"labels", t.labels}, {"ps", ps}}.dump() + "\n";
+std::string sample_line(const std::string& key, const Sample& s) {
+  const nlohmann::json ps = s.time ? nlohmann::json(s.time->ps) : nlohmann::json(nullptr);
+  return nlohmann::json{{"key", key}, {"label", s.label}, {"ps", ps}}.dump() + "\n";
 }
 
 }  // namespace
@@ -63,7 +60,7 @@ void CheckpointJournal::load() {
     }
     if (j.is_discarded() && last) break;  // torn by a kill mid-write: that task simply reruns
     try {
-      finished_[j.at("key").get<std::string>()] = parse_task(j);
+      finished_[j.at("key").get<std::string>()] = parse_sample(j);
     } catch (const nlohmann::json::exception&) {
       throw fail("malformed checkpoint entry");
     }
@@ -71,14 +68,14 @@ void CheckpointJournal::load() {
   if (number == 0) throw fail("empty checkpoint");
   // Rewrite without a torn tail so that appended lines start on a fresh line.
   std::string rewritten = header_line(fingerprint_);
-  for (const auto& [key, t] : finished_) rewritten += task_line(key, t);
+  for (const auto& [key, t] : finished_) rewritten += sample_line(key, t);
   write_file_atomically(path_, rewritten);
 }
 
-void CheckpointJournal::record(const std::string& key, const TaskTimes& times) {
-  out_ << task_line(key, times);
+void CheckpointJournal::record(const std::string& key, const Sample& sample) {
+  out_ << sample_line(key, sample);
   out_.flush();
-  finished_[key] = times;
+  finished_[key] = sample;
 }
 
 }  // namespace ccforge::search

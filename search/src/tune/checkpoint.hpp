@@ -1,5 +1,5 @@
-// The tune checkpoint: a journal of finished tasks (one candidate, or NCCL, at every size of one
-// collective), one JSON line each, appended and flushed as each task finishes. A run killed at any
+// The tune checkpoint: a journal of finished simulations (one candidate, or NCCL, at one size of one
+// collective), one JSON line each, appended and flushed as each finishes. A run killed at any
 // point loses only the tasks in flight: a torn last line is ignored when resuming.
 #pragma once
 
@@ -14,9 +14,9 @@
 
 namespace ccforge::search {
 
-struct TaskTimes {
-  std::vector<std::optional<SimTime>> times;  // per size
-  std::vector<std::string> labels;            // NCCL tasks: what NCCL ran at each size
+struct Sample {
+  std::optional<SimTime> time;  // nullopt: the size does not split into the candidate's chunks
+  std::string label;            // NCCL: what NCCL ran ("nccl:ring:LL"); empty for candidates
 };
 
 class CheckpointJournal {
@@ -26,14 +26,14 @@ class CheckpointJournal {
   // sizes) or damaged before its last line is a DiagError.
   CheckpointJournal(std::filesystem::path path, std::string fingerprint, bool resume);
 
-  const std::map<std::string, TaskTimes>& finished() const { return finished_; }
-  void record(const std::string& key, const TaskTimes& times);  // not thread-safe: callers serialise
+  const std::map<std::string, Sample>& finished() const { return finished_; }
+  void record(const std::string& key, const Sample& sample);  // not thread-safe: callers serialise
 
  private:
   void load();
   std::filesystem::path path_;
   std::string fingerprint_;
-  std::map<std::string, TaskTimes> finished_;
+  std::map<std::string, Sample> finished_;
   std::ofstream out_;
 };
 

@@ -121,6 +121,7 @@ std::string report_json(const TuneResult& result, const TuneOptions& options) {
       {"topology", result.topology},
       {"options", {{"sizes", options.sizes}, {"min_gain", options.min_gain}, {"dtype", options.dtype}}},
       {"simulations", result.simulations},
+      {"pruned", result.pruned},
       {"collectives", colls},
       // The only member that differs between identical runs.
       {"timing", {{"elapsed_s", result.elapsed_s}, {"jobs", options.jobs}, {"resumed_tasks", result.resumed_tasks}}}};

@@ -123,7 +123,7 @@ struct CandidateSet {
 CandidateSet enumerate_candidates(const topo::Topology& topo, ir::Collective coll);
 
 // Simulated times of one collective at one size. times[i] belongs to candidate i; nullopt where the
-// candidate cannot run that size (chunks do not divide it into whole elements).
+// candidate cannot run that size (chunks do not divide it into whole elements) or was pruned there.
 struct SizeResult {
   ByteCount bytes = 0;
   SimTime nccl;
@@ -161,6 +161,10 @@ struct TuneOptions {
   std::string dtype = "half";
   std::filesystem::path out_dir;
   bool resume = false;
+  // Skip a candidate at a size when it cannot be chosen there: its time at a smaller size (a floor,
+  // since a larger call never runs faster) already exceeds the best time of the most promising
+  // candidates, or NCCL's time divided by (1 + min_gain). The winners are the same as without pruning.
+  bool prune = true;
   // Called from worker threads (serialised) after each finished task, and once at the end.
   std::function<void(std::size_t done, std::size_t total)> progress;
 };
@@ -175,8 +179,9 @@ struct CollectiveTune {
 struct TuneResult {
   std::string topology;
   std::vector<CollectiveTune> collectives;
-  std::size_t simulations = 0;        // simulated (candidate, size) pairs, including resumed ones
-  std::size_t resumed_tasks = 0;      // tasks taken from the checkpoint
+  std::size_t simulations = 0;    // simulated (candidate or NCCL, size) pairs, including resumed ones
+  std::size_t pruned = 0;         // (candidate, size) pairs skipped because they could not win
+  std::size_t resumed_tasks = 0;  // simulations taken from the checkpoint
   double elapsed_s = 0.0;
 };
 
