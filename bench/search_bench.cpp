@@ -1,0 +1,45 @@
+// Search throughput: candidate generation + proof (ir::check) and tune simulations per second.
+#include <benchmark/benchmark.h>
+
+#include <filesystem>
+
+#include "ccforge/search/search.hpp"
+#include "ccforge/sim/sim.hpp"
+#include "ccforge/topology/topology.hpp"
+
+namespace {
+
+using namespace ccforge;
+
+const topo::Topology& ndv5() {
+  static const topo::Topology t = topo::load_topology(std::string(CCFORGE_SOURCE_DIR) + "/data/topologies/ndv5.xml");
+  return t;
+}
+
+// Every allreduce candidate on NDv5, built and proven: items/s = candidates per second.
+void BM_EnumerateAllreduceCandidates(benchmark::State& state) {
+  std::size_t made = 0;
+  for (auto _ : state) {
+    const auto set = search::enumerate_candidates(ndv5(), ir::Collective::AllReduce);
+    made += set.accepted.size() + set.rejected.size();
+    benchmark::DoNotOptimize(set);
+  }
+  state.SetItemsProcessed(static_cast<std::int64_t>(made));
+}
+BENCHMARK(BM_EnumerateAllreduceCandidates)->Unit(benchmark::kMillisecond);
+
+// A small tune (allreduce + allgather, 1 KB-1 MB x4): items/s = candidate evaluations (simulations)
+// per second, the number the full-tune targets scale with.
+void BM_TuneSmallSizes(benchmark::State& state) {
+  search::TuneOptions o;
+  o.collectives = {ir::Collective::AllReduce, ir::Collective::AllGather};
+  o.sizes = {1024, 4096, 16384, 65536, 262144, 1048576};
+  o.jobs = static_cast<int>(state.range(0));
+  o.out_dir = std::filesystem::temp_directory_path() / "ccforge_search_bench";
+  std::size_t sims = 0;
+  for (auto _ : state) sims += search::tune(ndv5(), o, sim::SimParams{}).simulations;
+  state.SetItemsProcessed(static_cast<std::int64_t>(sims));
+}
+BENCHMARK(BM_TuneSmallSizes)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+}  // namespace
