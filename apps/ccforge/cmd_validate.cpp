@@ -50,6 +50,7 @@ validate::SweepOptions sweep_options(const ValidateFlags& f) {
   }
   o.min_bytes = size_flag("-b", f.min_size);
   o.max_bytes = size_flag("-e", f.max_size.value_or(f.device == "host" ? "1M" : "1G"));
+  if (o.min_bytes == 0 || o.min_bytes > o.max_bytes) throw CLI::ValidationError("-b/-e", "need 0 < -b <= -e");
   o.step_factor = f.factor;
   o.iterations = f.iterations;
   o.warmup = f.warmup;

@@ -45,6 +45,13 @@ TEST(Selection, FallsBackToNcclWhenNoAlgorithmIsCorrect) {
   EXPECT_THAT(selection_csv_lines(r, {}), ::testing::ElementsAre(::testing::_, "allreduce,4096,12.500,12.500,1.000,NCCL,,"));
 }
 
+TEST(Selection, HostRunsGetNoBoundPercentage) {
+  SweepResult r;
+  r.device = "host";
+  r.runs = {run("ring", "a.xml", 1024, 900.0)};
+  EXPECT_THAT(selection_csv_lines(r, {{"allreduce", 1024, 2.5}}), ::testing::ElementsAre(::testing::_, "allreduce,1024,,900.000,,ring,LL,"));
+}
+
 TEST(BusBandwidth, FollowsNcclTests) {
   EXPECT_DOUBLE_EQ(bus_bandwidth_factor(ir::Collective::AllReduce, 8), 1.75);
   EXPECT_DOUBLE_EQ(bus_bandwidth_factor(ir::Collective::AllGather, 8), 0.875);

@@ -63,8 +63,10 @@ std::vector<Row> selection_rows(const SweepResult& r, const std::vector<TunedBou
       const auto base = nccl.find({row.collective, row.size, false});
       if (base != nccl.end()) row.nccl_us = row.best_us = base->second;
     }
-    for (const TunedBound& b : bounds)
-      if (b.collective == row.collective && b.size_bytes == row.size) row.bound_us = b.bound_us;
+    // Host times are CPU thread times: a percentage of a GPU bound would mean nothing.
+    if (r.device != "host")
+      for (const TunedBound& b : bounds)
+        if (b.collective == row.collective && b.size_bytes == row.size) row.bound_us = b.bound_us;
     out.push_back(row);
   }
   return out;

@@ -20,10 +20,24 @@ namespace {
 
 using ConnectionKey = std::tuple<int, int, int>;  // (sender rank, receiver rank, channel)
 
+DeviceOp to_device(ir::OpType t) {
+  switch (t) {
+    case ir::OpType::Send: return kSend;
+    case ir::OpType::Recv: return kRecv;
+    case ir::OpType::RecvCopySend: return kRecvCopySend;
+    case ir::OpType::RecvReduceSend: return kRecvReduceSend;
+    case ir::OpType::RecvReduceCopy: return kRecvReduceCopy;
+    case ir::OpType::RecvReduceCopySend: return kRecvReduceCopySend;
+    case ir::OpType::Copy: return kCopy;
+    case ir::OpType::Reduce: return kReduce;
+    case ir::OpType::Nop: return kNop;
+  }
+  return kNop;
+}
+
 DeviceStep to_device(const ir::Step& s) {
   const auto buf = [](ir::BufferKind k) { return static_cast<std::int8_t>(k == ir::BufferKind::Input ? kInput : k == ir::BufferKind::Output ? kOutput : kScratch); };
-  const auto op = s.type == ir::OpType::Nop ? kNop : static_cast<DeviceOp>(static_cast<int>(s.type));
-  return DeviceStep{op, buf(s.src_buf), buf(s.dst_buf), static_cast<std::int8_t>(s.has_dep), s.src_off, s.dst_off, s.count, s.dep_tb, s.dep_step};
+  return DeviceStep{to_device(s.type), buf(s.src_buf), buf(s.dst_buf), static_cast<std::int8_t>(s.has_dep), s.src_off, s.dst_off, s.count, s.dep_tb, s.dep_step};
 }
 
 void enable_peer_access(int devices) {

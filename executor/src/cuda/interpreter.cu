@@ -13,7 +13,7 @@ namespace ccforge::executor::cuda {
 namespace {
 
 // How many spins between checks of the clock and the abort flag (the abort flag lives in host memory).
-constexpr int kSpinsPerCheck = 1024;
+constexpr unsigned kSpinsPerCheck = 1024;
 
 __device__ std::uint64_t global_time_ns() {
   std::uint64_t t;
@@ -25,7 +25,7 @@ __device__ std::uint64_t global_time_ns() {
 template <typename Ready>
 __device__ bool spin(const KernelArgs& args, const DeviceTb& tb, int step, int waiting, Ready ready) {
   const std::uint64_t start = global_time_ns();
-  for (int n = 1; !ready(); ++n) {
+  for (unsigned n = 1; !ready(); ++n) {
     if (n % kSpinsPerCheck != 0) continue;
     if (*args.abort) return false;
     if (global_time_ns() - start > args.timeout_ns) {
