@@ -9,6 +9,7 @@
 
 #include "ccforge/common/atomic_file.hpp"
 #include "ccforge/ir/ir.hpp"
+#include "check_phases.hpp"
 
 namespace ccforge::ir {
 namespace {
@@ -74,7 +75,17 @@ std::string to_msccl_xml(const Algorithm& algo) {
   return out;
 }
 
+// A file is only written when the executor would load it: structure and default limits hold.
 void write_msccl_xml(const Algorithm& algo, const std::filesystem::path& path) {
+  std::vector<CheckIssue> issues;
+  IssueSink sink(algo, issues);
+  check_structure(algo, Limits{}, sink);
+  for (const CheckIssue& i : issues) {
+    if (i.rule.rfind("structure.", 0) != 0 && i.rule.rfind("limit.", 0) != 0) continue;
+    const std::string where = i.rank < 0 ? "" : "rank " + std::to_string(i.rank) + (i.tb < 0 ? "" : " tb " + std::to_string(i.tb)) + ": ";
+    throw DiagError(Diag{{path.string(), 0}, "not written, the executor would reject it: [" + i.rule + "] " + where + i.message,
+                         "run `ccforge ir check` for every problem"});
+  }
   write_file_atomically(path, to_msccl_xml(algo));
 }
 
