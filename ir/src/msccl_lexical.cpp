@@ -28,7 +28,7 @@ void check_no_tabs(std::string_view text, const std::string& file, const LineInd
     }
     if (text[pos] == '\t')
       throw DiagError(Diag{{file, lines.line_of(static_cast<std::ptrdiff_t>(pos))},
-                           "tab character (the MSCCL executor's parser accepts only spaces and newlines)",
+                           "tab character: the MSCCL executor's parser accepts only spaces and newlines",
                            "replace tabs with spaces"});
     ++pos;
   }
@@ -52,9 +52,9 @@ void check_start_tag(std::string_view text, std::size_t name_offset, const std::
     }
     if (c == '>') return;
     if (c == '\n' || c == '\r')
-      fail(pos, "line break inside a tag (the MSCCL executor's parser reads one tag per line)", "put the whole tag on one line");
+      fail(pos, "line break inside a tag: the MSCCL executor's parser reads one tag per line", "put the whole tag on one line");
     if (c == '\'')
-      fail(pos, "single-quoted attribute value (the MSCCL executor's parser reads only double quotes)",
+      fail(pos, "single-quoted attribute value: the MSCCL executor's parser reads only double quotes",
            "use double quotes");
     if (c == '"') {
       in_value = true;

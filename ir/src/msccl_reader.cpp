@@ -47,7 +47,7 @@ class Reader {
     for (pugi::xml_node child : doc.children()) {
       if (child.type() == pugi::node_comment) continue;
       if (child.type() == pugi::node_declaration || child.type() == pugi::node_pi)
-        fail(child, "XML declaration or processing instruction (the MSCCL executor's parser rejects '<?')",
+        fail(child, "XML declaration or processing instruction: the MSCCL executor's parser rejects '<?'",
              "delete the <?...?> line");
       if (child.type() != pugi::node_element) fail(child, "unexpected content before <algo>", "start the file with <algo>");
       if (root) fail(child, "second top-level element <" + std::string(child.name()) + ">", "keep one <algo> per file");
@@ -93,7 +93,7 @@ class Reader {
     const auto v = parse_decimal(value);
     if (!v)
       fail(node, std::string(name) + "=\"" + std::string(value) + "\" is not a plain decimal integer",
-           "write it without sign-less leading zeros or hex (the executor reads \"010\" as octal 8)");
+           "write plain decimal without leading zeros: the executor's strtol reads \"010\" as octal 8");
     if (*v < lo || *v > hi)
       fail(node, std::string(name) + "=" + std::string(value) + " is outside [" + std::to_string(lo) + ", " +
                      std::to_string(hi) + "]",
@@ -111,7 +111,7 @@ class Reader {
     algo.name = std::string(attr(node, "name"));
     const std::string_view proto = attr(node, "proto");
     const auto p = protocol_from_string(proto);
-    if (!p || proto != to_string(*p)) fail(node, "proto=\"" + std::string(proto) + "\" is not a protocol", "use Simple, LL or LL128 (exact case)");
+    if (!p || proto != to_string(*p)) fail(node, "proto=\"" + std::string(proto) + "\" is not a protocol", "use Simple, LL or LL128, spelled exactly so");
     algo.protocol = *p;
     algo.nchannels = small_int(node, "nchannels", 1);
     algo.nchunksperloop = small_int(node, "nchunksperloop", 1);
