@@ -6,6 +6,8 @@
 // (rrs, rcs) as in msccl-tools' ring programs.
 #include <algorithm>
 
+#include <fmt/core.h>
+
 #include "generators.hpp"
 #include "program.hpp"
 
@@ -14,6 +16,10 @@ namespace ccforge::search {
 namespace {
 
 using C = ir::Collective;
+
+// Segment c of ring j runs on channel j * spread + c % spread, so that with spread > 1 each
+// threadblock carries fewer steps (the published NDv4/NDv5 r48 files use 4 channels per ring).
+int ring_channel(const GenRequest& req, int ring, int segment) { return ring * req.spread + segment % req.spread; }
 
 // Chunk index of piece t of segment s on ring j, rings laid out ring-major.
 struct RingLayout {
@@ -31,13 +37,13 @@ void ring_allreduce(Program& prog, const GenRequest& req) {
       for (int c = p - 1; c >= 0; --c)
         for (int t = 0; t < req.chunks; ++t) {
           const int from = o[(c + 1 + hop) % p], to = o[(c + 2 + hop) % p];
-          prog.send_reduce(in(from, lay.index(j, c, t)), in(to, lay.index(j, c, t)), j);
+          prog.send_reduce(in(from, lay.index(j, c, t)), in(to, lay.index(j, c, t)), ring_channel(req, j, c));
         }
     for (int hop = 0; hop + 1 < p; ++hop)
       for (int c = p - 1; c >= 0; --c)
         for (int t = 0; t < req.chunks; ++t) {
           const int from = o[(c + hop) % p], to = o[(c + hop + 1) % p];
-          prog.send(in(from, lay.index(j, c, t)), in(to, lay.index(j, c, t)), j);
+          prog.send(in(from, lay.index(j, c, t)), in(to, lay.index(j, c, t)), ring_channel(req, j, c));
         }
   }
 }
@@ -53,7 +59,7 @@ void ring_allgather(Program& prog, const GenRequest& req) {
           const int owner = o[x], k = j * req.chunks + t;
           const int from = o[(x + hop) % p], to = o[(x + hop + 1) % p];
           const ir::ChunkRef src = hop == 0 ? in(from, k) : out(from, owner * per_rank + k);
-          prog.send(src, out(to, owner * per_rank + k), j);
+          prog.send(src, out(to, owner * per_rank + k), ring_channel(req, j, x));
         }
   }
 }
@@ -68,7 +74,7 @@ void ring_reducescatter(Program& prog, const GenRequest& req) {
         for (int t = 0; t < req.chunks; ++t) {
           const int owner = o[x], k = owner * per_rank + j * req.chunks + t;
           const int from = o[(x + 1 + hop) % p], to = o[(x + 2 + hop) % p];
-          prog.send_reduce(in(from, k), in(to, k), j);
+          prog.send_reduce(in(from, k), in(to, k), ring_channel(req, j, x));
         }
   }
 }
@@ -109,12 +115,13 @@ const std::vector<ir::Collective> kChainCollectives{C::Broadcast, C::Reduce};
 
 Support ring_supports(const GenRequest& req) {
   if (auto s = check_common(req, kRingCollectives); !s.ok()) return s;
+  if (req.spread < 1 || req.spread > req.ngpus) return {"spread must be between 1 and the rank count"};
   return check_rings(req);
 }
 
 ir::Algorithm ring_generate(const GenRequest& req) {
   const int p = req.ngpus, per_ring = req.chunks;
-  const std::string name = candidate_name("ring", req);
+  const std::string name = candidate_name(req.spread > 1 ? fmt::format("ring_s{}", req.spread) : "ring", req);
   switch (req.collective) {
     case C::AllReduce: {
       Program prog(req, name, req.channels * p * per_ring, req.channels * p * per_ring, true);

@@ -18,7 +18,7 @@ std::string first_issue(const ir::CheckReport& report) {
 }
 
 struct Params {
-  int channels, instances, chunks;
+  int channels, instances, chunks, spread = 1;
 };
 
 // Trees for treepack on p ranks: a ring-shaped chain and a star per root, so that the generator has
@@ -41,7 +41,7 @@ class GeneratorSweep : public ::testing::TestWithParam<std::string_view> {};
 TEST_P(GeneratorSweep, EveryProducedAlgorithmPassesTheChecker) {
   const GeneratorInfo* gen = find_generator(GetParam());
   ASSERT_NE(gen, nullptr);
-  const Params grid[] = {{1, 1, 1}, {2, 1, 1}, {1, 2, 1}, {1, 1, 2}, {2, 2, 3}};
+  const Params grid[] = {{1, 1, 1}, {2, 1, 1}, {1, 2, 1}, {1, 1, 2}, {2, 2, 3}, {2, 1, 1, 2}};
   const ir::Protocol protocols[] = {ir::Protocol::Simple, ir::Protocol::LL, ir::Protocol::LL128};
   for (C coll : gen->collectives) {
     int produced = 0;
@@ -56,6 +56,7 @@ TEST_P(GeneratorSweep, EveryProducedAlgorithmPassesTheChecker) {
           req.channels = prm.channels;
           req.instances = prm.instances;
           req.chunks = prm.chunks;
+          req.spread = prm.spread;
           req.trees = test_trees(p);
           Generated g = try_generate(*gen, req);
           if (!g.algorithm) {

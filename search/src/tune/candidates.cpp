@@ -16,10 +16,11 @@ struct Grid {
   std::vector<int> channels{1};
   std::vector<int> instances{1};
   std::vector<int> chunks{1};
+  std::vector<int> spread{1};
 };
 
 Grid grid_for(std::string_view generator) {
-  if (generator == "ring") return {{1, 2, 4, 8}, {1, 2, 4}, {1}};
+  if (generator == "ring") return {{1, 2, 4, 8}, {1, 2, 4}, {1}, {1, 4}};
   if (generator == "chain") return {{1, 2, 4}, {1, 4}, {1, 4, 8}};
   if (generator == "direct" || generator == "twoshot") return {{1}, {1, 2, 4, 8}, {1}};
   if (generator == "dbtree") return {{1}, {1, 2, 4}, {1, 4, 8}};
@@ -75,7 +76,8 @@ CandidateSet enumerate_candidates(const topo::Topology& topo, ir::Collective col
       for (ir::Protocol proto : {ir::Protocol::Simple, ir::Protocol::LL, ir::Protocol::LL128})
         for (int ch : grid.channels)
           for (int inst : grid.instances)
-            for (int k : grid.chunks) {
+            for (int k : grid.chunks)
+              for (int spread : grid.spread) {
               GenRequest req;
               req.collective = coll;
               req.ngpus = topo.num_gpus();
@@ -84,6 +86,7 @@ CandidateSet enumerate_candidates(const topo::Topology& topo, ir::Collective col
               req.channels = ch;
               req.instances = inst;
               req.chunks = k;
+              req.spread = spread;
               req.rings = inputs.rings;
               if (uses_trees) req.trees = inputs.tree_sets[ts];
               try_one(gen, req, set);

@@ -33,6 +33,7 @@ struct GenRequest {
   int channels = 1;   // parallel structures (rings, trees) for generators that have them, else 1
   int instances = 1;  // replication of the whole algorithm over fresh channels (msccl-tools "instances")
   int chunks = 1;     // pipeline pieces per segment (chain/tree/ring depth pipelining)
+  int spread = 1;     // ring: channels each ring's segments are dealt over (msccl-tools ring "channels")
   // Ring orders (ranks in ring order), one per channel, from find_rings(); empty means 0,1,..,p-1.
   std::vector<std::vector<int>> rings;
   // Spanning trees for the tree-packing generator, from pack_trees(); ignored by the others.
