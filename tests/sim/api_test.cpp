@@ -50,6 +50,15 @@ TEST(SimApi, NcclPicksLatencyProtocolSmallAndNvlsLarge) {
             nccl_choose(ndv5(), ir::Collective::AllGather, 1024, {}, params).model_us);
 }
 
+TEST(SimApi, AlltoallRunsAsGroupedSendRecv) {
+  // 1 GB alltoall on 8 GPUs: each port sends and receives 7/8 GB; at most 370.8 GB/s per port.
+  const ByteCount n = 1u << 30;
+  const SimResult r = simulate_nccl(ndv5(), ir::Collective::AllToAll, half(n), {}, SimParams{});
+  EXPECT_EQ(r.algorithm, "nccl:p2p:Simple");
+  EXPECT_GT(r.time.seconds(), 7.0 / 8 * n / 370.8e9);
+  EXPECT_LT(r.time.seconds(), 1.2 * 7.0 / 8 * n / 370.8e9);
+}
+
 TEST(SimApi, RingAllgatherStaysUnderTheLinkBound) {
   // Each GPU receives 7/8 of the data over its NVSwitch port: busbw cannot beat the port's achievable
   // rate (18 x 25 GB/s x 0.824 = 370.8 GB/s), and a 1 GB Simple ring should get most of it.

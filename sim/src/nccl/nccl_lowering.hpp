@@ -27,4 +27,8 @@ void lower_tree(Lowering& low, const NcclCall& call);
 // result (multimem.st: the owner's port sends once, every port receives once).
 void lower_nvls(Lowering& low, const NcclCall& call);
 
+// Grouped send/recv (alltoall: every pair; gather/scatter: every rank to/from rank 0), each pair's
+// share as one Simple transfer spread over its p2p channels.
+void lower_p2p(Lowering& low, const NcclCall& call);
+
 }  // namespace ccforge::sim::nccl

@@ -17,7 +17,8 @@
 namespace ccforge::sim {
 namespace {
 
-constexpr NcclAlgo kAlgos[] = {NcclAlgo::Tree, NcclAlgo::Ring, NcclAlgo::Nvls, NcclAlgo::NvlsTree, NcclAlgo::Pat};
+constexpr NcclAlgo kAlgos[] = {NcclAlgo::Tree,     NcclAlgo::Ring, NcclAlgo::Nvls,
+                               NcclAlgo::NvlsTree, NcclAlgo::Pat,  NcclAlgo::P2p};
 constexpr ir::Protocol kProtos[] = {ir::Protocol::LL, ir::Protocol::LL128, ir::Protocol::Simple};
 
 int algo_index(NcclAlgo a) {
@@ -32,6 +33,8 @@ int algo_index(NcclAlgo a) {
       return nccl::kNvlsTree;
     case NcclAlgo::Pat:
       return nccl::kPat;
+    case NcclAlgo::P2p:
+      break;  // no row in NCCL's tuning tables
   }
   return nccl::kRing;
 }
@@ -46,6 +49,10 @@ int proto_index(ir::Protocol p) {
       return nccl::kSimple;
   }
   return nccl::kSimple;
+}
+
+bool p2p_collective(ir::Collective c) {
+  return c == ir::Collective::AllToAll || c == ir::Collective::Gather || c == ir::Collective::Scatter;
 }
 
 std::string lower_case(std::string_view s) {
@@ -68,6 +75,8 @@ const char* to_string(NcclAlgo algo) {
       return "nvlstree";
     case NcclAlgo::Pat:
       return "pat";
+    case NcclAlgo::P2p:
+      return "p2p";
   }
   return "ring";
 }
@@ -96,10 +105,16 @@ std::optional<NcclRequest> parse_nccl_request(std::string_view text) {
 NcclChoice nccl_choose(const topo::Topology& topo, ir::Collective coll, ByteCount bytes, const NcclRequest& request,
                        const SimParams& params) {
   const nccl::NcclView view = nccl::make_view(topo, params.table);
+  if (p2p_collective(coll)) {
+    // NCCL runs these as grouped send/recv, without a tuning model or a choice to make.
+    const bool p2p_ok =
+        (!request.algo || *request.algo == NcclAlgo::P2p) && (!request.proto || *request.proto == ir::Protocol::Simple);
+    if (p2p_ok) return NcclChoice{NcclAlgo::P2p, ir::Protocol::Simple, view.nchannels, 0.0};
+  }
   NcclChoice best;
   best.model_us = std::numeric_limits<double>::infinity();
   for (NcclAlgo a : kAlgos) {
-    if (request.algo && *request.algo != a) continue;
+    if (a == NcclAlgo::P2p || (request.algo && *request.algo != a)) continue;
     for (ir::Protocol p : kProtos) {
       if (request.proto && *request.proto != p) continue;
       const auto t = nccl::model_time_us(view, coll, algo_index(a), proto_index(p), static_cast<double>(bytes));
@@ -111,8 +126,8 @@ NcclChoice nccl_choose(const topo::Topology& topo, ir::Collective coll, ByteCoun
          fmt::format("NCCL cannot run {} as {}{}{} here", ir::to_string(coll),
                      request.algo ? to_string(*request.algo) : "any algorithm", request.proto ? " with protocol " : "",
                      request.proto ? ir::to_string(*request.proto) : ""),
-         "NVLS needs Hopper+ NVSwitch and one node, tree is allreduce only, NVLS is Simple only, "
-         "nvlstree and pat are not modelled; use --algo nccl");
+         "NVLS needs Hopper+ NVSwitch and one node, tree is allreduce only, NVLS is Simple only, p2p serves "
+         "alltoall/gather/scatter with Simple, nvlstree and pat are not modelled; use --algo nccl");
   }
   best.nchannels =
       nccl::channels_for_call(view, algo_index(best.algo), proto_index(best.proto), static_cast<double>(bytes));
@@ -135,6 +150,9 @@ SimResult simulate_nccl(const topo::Topology& topo, ir::Collective coll, const C
     case NcclAlgo::Nvls:
       nccl::lower_nvls(low, ncall);
       base = SimTime::from_us(params.table.get("sim.nvls.base_us"));
+      break;
+    case NcclAlgo::P2p:
+      nccl::lower_p2p(low, ncall);
       break;
     default:
       break;  // nccl_choose never picks the others

@@ -74,9 +74,10 @@ struct CallSpec {
 SimResult simulate(const topo::Topology& topo, const ir::Algorithm& algo, const CallSpec& call,
                    const SimParams& params, Trace* trace = nullptr);
 
-// NCCL's algorithms and protocols, in NCCL's index order (src/include/device.h).
-enum class NcclAlgo { Tree, Ring, Nvls, NvlsTree, Pat };
-const char* to_string(NcclAlgo algo);  // "tree", "ring", "nvls", "nvlstree", "pat"
+// NCCL's algorithms, in NCCL's index order (src/include/device.h), plus P2p: the grouped send/recv
+// NCCL (and nccl-tests) use for alltoall, gather and scatter.
+enum class NcclAlgo { Tree, Ring, Nvls, NvlsTree, Pat, P2p };
+const char* to_string(NcclAlgo algo);  // "tree", "ring", "nvls", "nvlstree", "pat", "p2p"
 
 // "nccl", "nccl:ring", "nccl:ring:ll128" (case-insensitive); nullopt when not of that form.
 struct NcclRequest {
@@ -90,7 +91,7 @@ struct NcclChoice {
   NcclAlgo algo = NcclAlgo::Ring;
   ir::Protocol proto = ir::Protocol::Simple;
   int nchannels = 1;
-  double model_us = 0.0;  // NCCL's own time estimate for the choice
+  double model_us = 0.0;  // NCCL's own time estimate for the choice (0 for p2p: NCCL has no model)
   std::string name() const;  // "nccl:ring:LL"
 };
 // Throws DiagError when `request` forces something NCCL cannot run there (e.g. NVLS without NVSwitch).
