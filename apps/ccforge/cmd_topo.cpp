@@ -61,14 +61,16 @@ void print_matrix(const topo::TopologySummary& s, const char* title, auto cell) 
 void print_counts(const char* title, const std::vector<topo::CountByName>& counts) {
   fmt::print("{}:", title);
   for (const auto& c : counts) {
-    if (c.count > 0) fmt::print(" {} {}", c.name, c.count);
+    if (c.count > 0) fmt::print(" {} x {}", c.count, c.name);
   }
-  fmt::print("\n");
+  fmt::print("{}\n", counts.empty() ? " none" : "");
 }
 
 void print_text(const topo::TopologySummary& s) {
   fmt::print("{} ({}): {} GPUs = {} node(s) x {}{}\n", s.name, s.source_file, s.num_gpus, s.num_nodes, s.gpus_per_node,
              s.has_nvswitch ? ", NVSwitch" : "");
+  print_counts("GPUs by model", s.gpus_by_model);
+  print_counts("NICs by line rate", s.nics_by_speed);
   print_counts("vertices", s.vertices_by_kind);
   print_counts("directed links", s.links_by_kind);
   fmt::print("GPUs of node 0 (bandwidth per direction, GB/s):\n");
@@ -95,6 +97,9 @@ nlohmann::json to_json(const topo::TopologySummary& s) {
                    {"gpus_per_node", s.gpus_per_node}, {"nvswitch", s.has_nvswitch}};
   for (const auto& c : s.vertices_by_kind) j["vertices"][c.name] = c.count;
   for (const auto& c : s.links_by_kind) j["directed_links"][c.name] = c.count;
+  for (const auto& c : s.gpus_by_model) j["gpus_by_model"][c.name] = c.count;
+  j["nics_by_speed"] = nlohmann::json::object();
+  for (const auto& c : s.nics_by_speed) j["nics_by_speed"][c.name] = c.count;
   for (const auto& g : s.gpus) {
     j["node0_gpus"].push_back({{"rank", g.rank}, {"name", g.name}, {"model", g.model}, {"numa", g.numa},
                                {"nvlink_gbps", g.nvlink_bandwidth.gbps()}, {"pcie_gbps", g.pcie_bandwidth.gbps()},

@@ -44,6 +44,17 @@ INSTANTIATE_TEST_SUITE_P(Topologies, Bundled,
                                            Expected{"ndv5-x2.xml", 16, 16, true}, Expected{"ndv5-x16.xml", 128, 128, true},
                                            Expected{"ndv5-x128.xml", 1024, 1024, true}));
 
+TEST(Summary, CountsGpuModelsAndNicLineRates) {
+  const TopologySummary ndv5 = summarize(load_topology(testing::bundled("ndv5.xml")));
+  EXPECT_EQ(count_of(ndv5.gpus_by_model, "H100 SXM"), 8);
+  EXPECT_EQ(count_of(ndv5.nics_by_speed, "400G"), 8);
+  const TopologySummary box = summarize(load_topology(testing::bundled("pcie-4gpu.xml")));
+  EXPECT_EQ(count_of(box.gpus_by_model, "A100 PCIe"), 4);  // named by the file's <machine>
+  EXPECT_EQ(count_of(box.nics_by_speed, "100G"), 1);
+  const TopologySummary dgx1 = summarize(load_topology(testing::bundled("dgx1-v100.xml")));
+  EXPECT_EQ(count_of(dgx1.nics_by_speed, "100G"), 4);
+}
+
 TEST(Summary, SmallTopologiesGetTheFullMatrixLargeOnesOnlyGroups) {
   EXPECT_EQ(summarize(load_topology(testing::bundled("ndv5-x2.xml"))).matrix.size(), 16u);
   const TopologySummary big = summarize(load_topology(testing::bundled("ndv5-x128.xml")));

@@ -12,9 +12,11 @@ struct GraphData {
   std::vector<Vertex> vertices;
   std::vector<Link> links;
   std::vector<GpuInfo> gpus;  // indexed by global rank
+  std::vector<Bandwidth> nic_speeds;  // indexed by vertex; 0 for vertices that are not NICs
 
-  VertexId add_vertex(Vertex v) {
+  VertexId add_vertex(Vertex v, Bandwidth nic_speed = {}) {
     vertices.push_back(std::move(v));
+    nic_speeds.push_back(nic_speed);
     return VertexId{static_cast<std::uint32_t>(vertices.size() - 1)};
   }
   void add_link(VertexId src, VertexId dst, LinkKind kind, Bandwidth bw, SimTime latency, const std::string& detail) {

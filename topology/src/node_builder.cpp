@@ -61,8 +61,8 @@ class NodeBuilder {
   Bandwidth pcie_bw(const RawPci& pci) const {
     return Bandwidth::GBps(pci.link_width * params_.get(fmt::format("link.pcie.gen{}.bw_per_lane", pci.pcie_gen)));
   }
-  VertexId add(VertexKind kind, const std::string& name, int numa) {
-    return g_.add_vertex(Vertex{kind, prefix_ + name, node_, numa});
+  VertexId add(VertexKind kind, const std::string& name, int numa, Bandwidth nic_speed = {}) {
+    return g_.add_vertex(Vertex{kind, prefix_ + name, node_, numa}, nic_speed);
   }
 
   void add_cpus(const RawTopology& raw) {
@@ -102,7 +102,7 @@ class NodeBuilder {
   void add_nic(const RawNic& nic, VertexId parent, int numa, std::optional<Bandwidth> pcie) {
     for (const RawNet& net : nic.nets) {
       const Bandwidth speed = Bandwidth::Gbps(net.speed_mbps / 1000.0);
-      const VertexId v = add(VertexKind::Nic, net.name, numa);
+      const VertexId v = add(VertexKind::Nic, net.name, numa, speed);
       const Bandwidth bw = pcie ? std::min(*pcie, speed) : speed;
       g_.add_cable(v, parent, LinkKind::Pcie, bw, latency("link.pcie.latency"), pcie ? "PCIe to NIC" : "host NIC");
       nics_.push_back(PlacedNic{v, parent, numa, net.dev, speed});

@@ -2,6 +2,8 @@
 // large clusters, its summary by kind of pair (never all N^2 routes, so 1024 GPUs stay fast).
 #include "ccforge/topology/topology.hpp"
 
+#include <fmt/core.h>
+
 #include <algorithm>
 #include <array>
 
@@ -21,6 +23,21 @@ std::vector<GpuSummary> node0_gpus(const Topology& t) {
                              g.nic_bandwidth, g.nearest_nic ? t.vertex(*g.nearest_nic).name : ""});
   }
   return out;
+}
+
+void add_count(std::vector<CountByName>& counts, const std::string& name) {
+  auto it = std::find_if(counts.begin(), counts.end(), [&](const CountByName& c) { return c.name == name; });
+  if (it == counts.end()) it = counts.insert(counts.end(), CountByName{name, 0});
+  ++it->count;
+}
+
+// GPU models and NIC line rates over the whole topology, in order of first appearance.
+void count_models_and_speeds(const Topology& t, TopologySummary& s) {
+  for (int r = 0; r < t.num_gpus(); ++r) add_count(s.gpus_by_model, t.gpu(r).model);
+  for (std::uint32_t v = 0; v < t.vertices().size(); ++v) {
+    if (t.vertices()[v].kind != VertexKind::Nic) continue;
+    add_count(s.nics_by_speed, fmt::format("{:g}G", t.nic_speed(VertexId{v}).bytes_per_s * 8e-9));
+  }
 }
 
 const char* pair_group(const GpuInfo& a, const GpuInfo& b) {
@@ -80,6 +97,7 @@ TopologySummary summarize(const Topology& t, int full_matrix_max_gpus) {
     const auto n = std::count_if(t.links().begin(), t.links().end(), [&](const Link& l) { return l.kind == k; });
     s.links_by_kind.push_back(CountByName{to_string(k), static_cast<int>(n)});
   }
+  count_models_and_speeds(t, s);
   s.gpus = node0_gpus(t);
   if (t.num_gpus() <= full_matrix_max_gpus) {
     s.matrix.resize(static_cast<std::size_t>(t.num_gpus()));

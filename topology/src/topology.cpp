@@ -36,6 +36,8 @@ bool Topology::has_nvswitch() const {
   return std::any_of(v.begin(), v.end(), [](const Vertex& x) { return x.kind == VertexKind::NvSwitch; });
 }
 
+Bandwidth Topology::nic_speed(VertexId nic) const { return impl_->graph.nic_speeds.at(nic.v); }
+
 const Route& Topology::route(int src_rank, int dst_rank) const {
   if (src_rank < 0 || src_rank >= num_gpus() || dst_rank < 0 || dst_rank >= num_gpus()) {
     throw std::out_of_range("route: rank out of range");

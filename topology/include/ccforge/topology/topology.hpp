@@ -91,6 +91,9 @@ class Topology {
 
   bool has_nvswitch() const;  // GPUs of a node meet in an NVSwitch (NVLS-capable when Hopper+)
 
+  // Line rate of a NIC vertex's port (from <net speed> or the machine description); 0 for other vertices.
+  Bandwidth nic_speed(VertexId nic) const;
+
   // Best route from GPU `src` to GPU `dst` (NCCL's rule: best path class, then bandwidth, then hops).
   // Computed lazily per source row and cached; safe to call from many threads at once.
   const Route& route(int src_rank, int dst_rank) const;
@@ -172,6 +175,8 @@ struct TopologySummary {
   bool has_nvswitch = false;
   std::vector<CountByName> vertices_by_kind;  // every VertexKind, in enum order
   std::vector<CountByName> links_by_kind;     // directed links by LinkKind (a cable is two)
+  std::vector<CountByName> gpus_by_model;     // e.g. {"H100 SXM", 8}
+  std::vector<CountByName> nics_by_speed;     // e.g. {"400G", 8}
   std::vector<GpuSummary> gpus;               // node 0's GPUs (every node of a cluster is a copy)
   // Full GPU x GPU matrices for small topologies (num_gpus <= full_matrix_max_gpus), else empty.
   std::vector<std::vector<Route>> matrix;
