@@ -6,8 +6,6 @@
 // (rrs, rcs) as in msccl-tools' ring programs.
 #include <algorithm>
 
-#include <fmt/core.h>
-
 #include "generators.hpp"
 #include "program.hpp"
 
@@ -121,7 +119,7 @@ Support ring_supports(const GenRequest& req) {
 
 ir::Algorithm ring_generate(const GenRequest& req) {
   const int p = req.ngpus, per_ring = req.chunks;
-  const std::string name = candidate_name(req.spread > 1 ? fmt::format("ring_s{}", req.spread) : "ring", req);
+  const std::string name = candidate_name("ring", req);
   switch (req.collective) {
     case C::AllReduce: {
       Program prog(req, name, req.channels * p * per_ring, req.channels * p * per_ring, true);

@@ -100,7 +100,8 @@ ir::Algorithm Program::materialize() const {
 }
 
 std::string candidate_name(std::string_view generator, const GenRequest& req) {
-  return fmt::format("{}_c{}_i{}_k{}_{}", generator, req.channels, req.instances, req.chunks,
+  const std::string spread = req.spread > 1 ? fmt::format("_s{}", req.spread) : "";
+  return fmt::format("{}{}_c{}_i{}_k{}_{}", generator, spread, req.channels, req.instances, req.chunks,
                      ir::to_string(req.protocol));
 }
 

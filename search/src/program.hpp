@@ -48,7 +48,8 @@ inline ir::ChunkRef in(int rank, int index, int count = 1) { return {rank, ir::B
 inline ir::ChunkRef out(int rank, int index, int count = 1) { return {rank, ir::BufferKind::Output, index, count}; }
 inline ir::ChunkRef scratch(int rank, int index, int count = 1) { return {rank, ir::BufferKind::Scratch, index, count}; }
 
-// "ring", "LL128", channels 2, instances 4 -> "ring_c2_i4_k1_LL128": names say how they were made.
+// "ring", "LL128", channels 2, instances 4 -> "ring_c2_i4_k1_LL128" (spread 4: "ring_s4_c2_..."):
+// names say how they were made.
 std::string candidate_name(std::string_view generator, const GenRequest& req);
 
 bool is_power_of_two(int n);

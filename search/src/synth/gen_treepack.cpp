@@ -1,8 +1,7 @@
 // Schedules over packed spanning trees (Blink, arXiv 1910.04940; ForestColl, arXiv 2402.06787). Each
 // tree carries an equal share of its root's data, cut into req.chunks pieces that pipeline from the
 // root outwards (allgather, broadcast) or from the leaves inwards (reducescatter, reduce); allreduce is
-// the reduce-scatter over the trees followed by the allgather over the same trees. Tree t of a root
-// runs on channel t, so a root's trees use separate connections.
+// the reduce-scatter over the trees followed by the allgather over the same trees.
 #include <algorithm>
 
 #include <fmt/core.h>
@@ -49,6 +48,9 @@ struct Forest {
   int per_root;
   int k;
   int base(int root, int t) const { return (root * per_root + t) * k; }
+  // Every tree on its own channel where the executor has enough: a threadblock runs its steps in
+  // order, so trees sharing a connection's channel would wait on each other.
+  int channel(int root, int t) const { return (root * per_root + t) % ir::Limits{}.max_channels; }
 };
 
 // Pushes chunks [first_chunk, +k) of the input buffer from the root to every rank along the tree.
@@ -107,7 +109,7 @@ ir::Algorithm treepack_generate(const GenRequest& req) {
   for (int r = 0; r < p; ++r) {
     const auto trees = trees_of_root(req, r);
     for (int t = 0; t < f.per_root; ++t) {
-      if (req.collective != C::AllGather) gather_in(prog, trees[static_cast<std::size_t>(t)], f.base(r, t), k, t);
+      if (req.collective != C::AllGather) gather_in(prog, trees[static_cast<std::size_t>(t)], f.base(r, t), k, f.channel(r, t));
     }
   }
   for (int r = 0; r < p && req.collective != C::ReduceScatter; ++r) {
@@ -115,14 +117,14 @@ ir::Algorithm treepack_generate(const GenRequest& req) {
     for (int t = 0; t < f.per_root; ++t) {
       const Tree& tree = trees[static_cast<std::size_t>(t)];
       if (req.collective == C::AllReduce) {
-        spread(prog, tree, f.base(r, t), k, t);
+        spread(prog, tree, f.base(r, t), k, f.channel(r, t));
         continue;
       }
       for (int piece = 0; piece < k; ++piece)
         for (auto [u, v] : bfs_edges(tree)) {
           const int local = t * k + piece;
           const ir::ChunkRef src = u == r ? in(r, local) : out(u, r * per_rank + local);
-          prog.send(src, out(v, r * per_rank + local), t);
+          prog.send(src, out(v, r * per_rank + local), f.channel(r, t));
         }
     }
   }

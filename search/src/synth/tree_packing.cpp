@@ -4,7 +4,8 @@
 // every GPU u, the max flow from s to every GPU v is at least p*x. Binary search on x with Boost.Graph
 // max-flow gives the optimal rate. Packing: trees are grown greedily (Prim-style) from each root,
 // each new edge chosen to maximise the bandwidth share cap/(load+1) it would get; the rate the packing
-// achieves is reported next to the optimum rather than assumed.
+// achieves is reported next to the optimum rather than assumed. A local search then regrows single
+// trees against the others' load while that lowers the bottleneck link's load per capacity.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -93,6 +94,54 @@ GenRequest::Tree grow_tree(const CapacityMatrix& cap, std::vector<std::vector<in
   return t;
 }
 
+using Load = std::vector<std::vector<int>>;
+
+void add_load(Load& load, const GenRequest::Tree& t, int delta) {
+  for (std::size_t v = 0; v < t.parent.size(); ++v)
+    if (t.parent[v] >= 0) load[static_cast<std::size_t>(t.parent[v])][v] += delta;
+}
+
+// The packing's quality: the busiest link's load per capacity (lower is better), then how many links
+// sit at that level, so that moves which thin out the bottleneck count as progress.
+std::pair<double, int> congestion(const CapacityMatrix& cap, const Load& load) {
+  double worst = 0.0;
+  int at_worst = 0;
+  for (std::size_t u = 0; u < cap.size(); ++u)
+    for (std::size_t v = 0; v < cap.size(); ++v) {
+      if (load[u][v] == 0) continue;
+      const double ratio = load[u][v] / cap[u][v];
+      if (ratio > worst * (1 + 1e-12)) {
+        worst = ratio;
+        at_worst = 1;
+      } else if (ratio >= worst * (1 - 1e-12)) {
+        ++at_worst;
+      }
+    }
+  return {worst, at_worst};
+}
+
+// Local search: regrow one tree at a time against the others' load and keep the change when the
+// congestion drops; stops at a pass without improvement (or after a fixed number of passes).
+void improve(const CapacityMatrix& cap, Load& load, std::vector<GenRequest::Tree>& trees) {
+  constexpr int kMostPasses = 50;
+  for (int pass = 0; pass < kMostPasses; ++pass) {
+    bool improved = false;
+    for (auto& tree : trees) {
+      const auto before = congestion(cap, load);
+      add_load(load, tree, -1);
+      GenRequest::Tree regrown = grow_tree(cap, load, tree.root);  // adds its own load
+      if (congestion(cap, load) < before) {
+        tree = std::move(regrown);
+        improved = true;
+      } else {
+        add_load(load, regrown, -1);
+        add_load(load, tree, +1);
+      }
+    }
+    if (!improved) return;
+  }
+}
+
 bool strongly_connected(const CapacityMatrix& cap) {
   const int p = static_cast<int>(cap.size());
   for (int dir = 0; dir < 2; ++dir) {
@@ -123,11 +172,12 @@ std::optional<TreePacking> pack_trees(const CapacityMatrix& cap, int trees_per_r
   TreePacking packing;
   packing.optimal_rate = Bandwidth{optimal_rate(cap)};
   packing.trees_per_root = trees_per_root;
-  std::vector<std::vector<int>> load(static_cast<std::size_t>(p), std::vector<int>(static_cast<std::size_t>(p), 0));
+  Load load(static_cast<std::size_t>(p), std::vector<int>(static_cast<std::size_t>(p), 0));
   // Round-robin over roots so that no root gets all the best links.
   std::vector<GenRequest::Tree> round_major;
   for (int t = 0; t < trees_per_root; ++t)
     for (int i = 0; i < p; ++i) round_major.push_back(grow_tree(cap, load, (i + t) % p));
+  improve(cap, load, round_major);
   for (int r = 0; r < p; ++r)
     for (const auto& tree : round_major)
       if (tree.root == r) packing.trees.push_back(tree);

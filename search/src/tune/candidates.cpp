@@ -2,7 +2,8 @@
 // on purpose (the tune must finish in seconds for 8 GPUs); each value is a knob the executor exposes:
 // channels (rings), instances (replication over fresh channels, as the published NDv4/NDv5 files use
 // 2-8), chunks (pipeline depth for chains and trees).
-#include <fmt/core.h>
+
+#include <algorithm>
 
 #include "ccforge/search/search.hpp"
 #include "ccforge/topology/topology.hpp"
@@ -30,7 +31,7 @@ Grid grid_for(std::string_view generator) {
 }
 
 constexpr int kMostRings = 8;
-constexpr int kTreesPerRoot[] = {1, 2};
+constexpr int kMostTreesPerRoot = 8;
 
 // Shared inputs of every request for this topology.
 struct TopologyInputs {
@@ -41,9 +42,17 @@ struct TopologyInputs {
 TopologyInputs topology_inputs(const topo::Topology& topo) {
   TopologyInputs inputs;
   inputs.rings = find_rings(topo, kMostRings);
+  // One tree per root (shallowest schedule) and the fewest trees per root that reach the best packed
+  // rate (DGX-1: 6 trees per root reach the max-flow optimum).
   const CapacityMatrix cap = direct_link_capacity(topo);
-  for (int t : kTreesPerRoot)
-    if (auto packing = pack_trees(cap, t)) inputs.tree_sets.push_back(packing->trees);
+  std::optional<TreePacking> single = pack_trees(cap, 1), best = single;
+  if (!single) return inputs;
+  for (int t = 2; t <= kMostTreesPerRoot; ++t) {
+    auto packing = pack_trees(cap, t);
+    if (packing && packing->packed_rate.bytes_per_s > best->packed_rate.bytes_per_s * (1 + 1e-9)) best = std::move(packing);
+  }
+  inputs.tree_sets.push_back(single->trees);
+  if (best->trees_per_root > 1) inputs.tree_sets.push_back(best->trees);
   return inputs;
 }
 
@@ -69,7 +78,12 @@ CandidateSet enumerate_candidates(const topo::Topology& topo, ir::Collective col
   CandidateSet set;
   for (const GeneratorInfo& gen : generators()) {
     if (std::find(gen.collectives.begin(), gen.collectives.end(), coll) == gen.collectives.end()) continue;
-    const Grid grid = grid_for(gen.name);
+    Grid grid = grid_for(gen.name);
+    // Direct-connect graphs may have a ring count outside the grid (DGX-1: 6): try all of them too.
+    const int rings_found = static_cast<int>(inputs.rings.size());
+    if ((gen.name == "ring" || gen.name == "chain") && rings_found > 0 &&
+        std::find(grid.channels.begin(), grid.channels.end(), rings_found) == grid.channels.end())
+      grid.channels.push_back(rings_found);
     const bool uses_trees = gen.name == "treepack";
     const std::size_t tree_choices = uses_trees ? inputs.tree_sets.size() : 1;
     for (std::size_t ts = 0; ts < tree_choices; ++ts)
