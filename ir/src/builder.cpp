@@ -24,7 +24,7 @@ struct StepAt {
 
 class Emitter {
  public:
-  Emitter(const BuilderSpec& spec, const BuildPlan& plan) : spec_(spec), plan_(plan) {
+  explicit Emitter(const BuildPlan& plan) : plan_(plan) {
     ranks_.resize(plan.ranks.size());
     for (std::size_t r = 0; r < plan.ranks.size(); ++r) {
       ranks_[r].tbs.resize(plan.ranks[r].tbs.size());
@@ -130,7 +130,6 @@ class Emitter {
     }
   }
 
-  const BuilderSpec& spec_;
   const BuildPlan& plan_;
   std::vector<RankState> ranks_;
 };
@@ -148,7 +147,6 @@ std::vector<GpuProgram> Emitter::programs() const {
       g.tbs.push_back(ThreadBlock{static_cast<int>(t), key.send_peer, key.recv_peer, key.channel, ranks_[r].tbs[t]});
     }
   }
-  (void)spec_;
   return gpus;
 }
 
@@ -177,7 +175,7 @@ Algorithm AlgorithmBuilder::build() const {
   std::vector<PlannedOp> recorded;
   for (const Op& op : ops_) recorded.push_back(PlannedOp{op.kind, op.src, op.dst, op.channel});
   const BuildPlan plan = plan_build(spec_, recorded);
-  Emitter emitter(spec_, plan);
+  Emitter emitter(plan);
   emitter.emit_all();
   Algorithm algo;
   algo.name = spec_.name;

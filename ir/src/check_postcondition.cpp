@@ -64,7 +64,7 @@ class SymbolicRun {
       const Value incoming = tr.receives && static_cast<std::size_t>(k) < received.size() ? received[static_cast<std::size_t>(k)] : Value{};
       Value result;
       if (tr.receives) result = tr.reduces ? combine(incoming, *src) : incoming;
-      else if (st.type == OpType::Reduce) result = combine(*dst, *src);
+      else if (tr.reads_dst) result = combine(*dst, *src);  // re
       else result = *src;  // s, cpy
       if (tr.sends) sent.push_back(result);
       if (dst) {
