@@ -137,7 +137,14 @@ class MscclLowering {
     const double bytes = tile_bytes * std::max(step.count, 0);
     const std::uint32_t label = labels_[static_cast<int>(step.type)];
     const topo::GpuArch arch = low_.arch();
-    if (sends(step.type)) return low_.add_transfer(rank, tb.send_peer, bytes, costs_, track, label);
+    if (sends(step.type)) {
+      if (tb.send_peer < 0 || tb.send_peer >= algo_.ngpus || tb.send_peer == rank) {
+        fail(algo_.source_file, step.line ? step.line : tb.line,
+             fmt::format("rank {} tb {} sends but its send peer is {}", rank, tb.id, tb.send_peer),
+             "set the tb's send attribute to another rank (run `ccforge ir check`)");
+      }
+      return low_.add_transfer(rank, tb.send_peer, bytes, costs_, track, label);
+    }
     switch (step.type) {
       case ir::OpType::Copy:
         return low_.add_local(local_copy_time(low_.params(), arch, bytes), track, label);

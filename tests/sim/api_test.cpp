@@ -135,6 +135,12 @@ TEST(SimApi, DeadlockIsAOneLineErrorNotAHang) {
   }
 }
 
+TEST(SimApi, SendWithoutPeerIsAnErrorNotACrash) {
+  ir::Algorithm a = deadlocking_pair();
+  a.gpus[0].tbs[0].send_peer = -1;
+  EXPECT_THROW(simulate(ndv5(), a, half(1024), SimParams{}), DiagError);
+}
+
 TEST(SimApi, TraceIsValidJsonWithNamedTracks) {
   Trace trace;
   simulate_nccl(ndv5(), ir::Collective::AllReduce, half(64u << 10), {}, SimParams{}, &trace);

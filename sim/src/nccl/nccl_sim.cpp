@@ -158,6 +158,10 @@ SimResult simulate_nccl(const topo::Topology& topo, ir::Collective coll, const C
       break;  // nccl_choose never picks the others
   }
   const EngineStats stats = low.run();
+  if (stats.unfinished > 0) {
+    fail(topo.source_file(), 0, fmt::format("{} stalled: {} transfers never finished", choice.name(), stats.unfinished),
+         "a route crosses a link of zero bandwidth; check the topology or profile");
+  }
   return SimResult{stats.makespan + base, choice.name(), stats.events, stats.transfers};
 }
 
