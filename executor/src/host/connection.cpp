@@ -31,6 +31,16 @@ std::vector<std::byte> Connection::pop() {
   return data;
 }
 
+bool Connection::full() {
+  std::lock_guard lock(mutex_);
+  return used_slots_ + std::min(per_transfer_, capacity_) > capacity_;
+}
+
+bool Connection::empty() {
+  std::lock_guard lock(mutex_);
+  return queue_.empty();
+}
+
 void TbFlags::publish(std::size_t tb, std::uint64_t value) {
   std::lock_guard lock(mutex_);
   values_[tb] = std::max(values_[tb], value);
@@ -43,6 +53,11 @@ void TbFlags::wait_at_least(std::size_t tb, std::uint64_t value) {
     control_.throw_if_aborted();
     changed_.wait_for(lock, RunControl::kPollInterval);
   }
+}
+
+bool TbFlags::reached(std::size_t tb, std::uint64_t value) {
+  std::lock_guard lock(mutex_);
+  return values_[tb] >= value;
 }
 
 }  // namespace ccforge::executor::host

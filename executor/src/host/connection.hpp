@@ -22,6 +22,10 @@ class Connection {
   // Blocks until the next transfer in FIFO order arrives.
   std::vector<std::byte> pop();
 
+  // For the watchdog: whether a push or a pop would block right now.
+  bool full();
+  bool empty();
+
  private:
   const int capacity_;
   const int per_transfer_;
@@ -38,6 +42,7 @@ class TbFlags {
   TbFlags(std::size_t tbs, RunControl& control) : values_(tbs, 0), control_(control) {}
   void publish(std::size_t tb, std::uint64_t value);
   void wait_at_least(std::size_t tb, std::uint64_t value);
+  bool reached(std::size_t tb, std::uint64_t value);
 
  private:
   std::vector<std::uint64_t> values_;

@@ -116,9 +116,10 @@ void run_threadblock(const TbContext& ctx, int calls) {
         const ir::Step& step = steps[static_cast<std::size_t>(s)];
         ctx.status->step = s;
         if (step.dep_tb >= 0) {
+          const std::uint64_t awaited = iteration * kFlagStride + static_cast<std::uint64_t>(step.dep_step) + 1;
+          ctx.status->awaited_flag = awaited;
           ctx.status->blocked = Blocked::OnDependency;
-          ctx.flags->wait_at_least(static_cast<std::size_t>(step.dep_tb),
-                                   iteration * kFlagStride + static_cast<std::uint64_t>(step.dep_step) + 1);
+          ctx.flags->wait_at_least(static_cast<std::size_t>(step.dep_tb), awaited);
           ctx.status->blocked = Blocked::Running;
         }
         run_step(ctx, s, step, tile_offset, tile_len);

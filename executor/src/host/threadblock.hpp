@@ -19,6 +19,7 @@ enum class Blocked : int { Running, OnDependency, OnSend, OnReceive, Done };
 struct TbStatus {
   std::atomic<int> step{0};
   std::atomic<Blocked> blocked{Blocked::Running};
+  std::atomic<std::uint64_t> awaited_flag{0};  // with OnDependency: the flag value waited for
   std::chrono::steady_clock::time_point finished;
 };
 
