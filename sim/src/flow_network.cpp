@@ -73,22 +73,22 @@ void FlowNetwork::resolve_around(const std::vector<std::uint32_t>& seed_links, S
   // Local dense indices for the solver; sorted so the problem (and thus rounding) is deterministic.
   std::sort(comp_links_.begin(), comp_links_.end());
   std::sort(comp_flows_.begin(), comp_flows_.end());
-  MaxMinProblem problem;
-  problem.capacity.reserve(comp_links_.size());
+  MaxMinProblem& problem = problem_;
+  problem.capacity.clear();
+  problem.bound.clear();
+  problem.weight.clear();
+  if (problem.uses.size() < comp_flows_.size()) problem.uses.resize(comp_flows_.size());
   for (std::uint32_t l : comp_links_) problem.capacity.push_back(capacity_[l]);
-  problem.bound.reserve(comp_flows_.size());
-  problem.uses.reserve(comp_flows_.size());
-  problem.weight.reserve(comp_flows_.size());
-  for (std::uint32_t fl : comp_flows_) {
-    problem.bound.push_back(flows_[fl].cap);
-    problem.weight.push_back(flows_[fl].weight);
-    std::vector<std::uint32_t> uses;
-    uses.reserve(flows_[fl].links->size());
-    for (std::uint32_t l : *flows_[fl].links) {
+  for (std::size_t i = 0; i < comp_flows_.size(); ++i) {
+    const Flow& f = flows_[comp_flows_[i]];
+    problem.bound.push_back(f.cap);
+    problem.weight.push_back(f.weight);
+    std::vector<std::uint32_t>& uses = problem.uses[i];
+    uses.clear();
+    for (std::uint32_t l : *f.links) {
       uses.push_back(static_cast<std::uint32_t>(
           std::lower_bound(comp_links_.begin(), comp_links_.end(), l) - comp_links_.begin()));
     }
-    problem.uses.push_back(std::move(uses));
   }
   const std::vector<double> rates = solve_maxmin(problem);
   for (std::size_t i = 0; i < comp_flows_.size(); ++i) apply_rate(comp_flows_[i], rates[i], now);

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "ccforge/common/units.hpp"
+#include "maxmin.hpp"
 
 namespace ccforge::sim {
 
@@ -53,6 +54,7 @@ class FlowNetwork {
   std::vector<std::uint32_t> link_mark_, flow_mark_;
   std::uint32_t epoch_ = 0;
   std::vector<std::uint32_t> comp_links_, comp_flows_;
+  MaxMinProblem problem_;  // rebuilt per re-solve; kept to reuse its allocations
   Trace* trace_ = nullptr;
   std::vector<int> link_tracks_;
 };

@@ -31,6 +31,7 @@ std::vector<double> solve_maxmin(const MaxMinProblem& problem) {
   }
   // All unfrozen variables share one level; each round raises it to the next saturation point.
   double level = 0.0;
+  std::vector<bool> saturated(ncons, false);
   while (unfrozen > 0) {
     double next = kUnbounded;
     for (std::size_t c = 0; c < ncons; ++c) {
@@ -42,7 +43,6 @@ std::vector<double> solve_maxmin(const MaxMinProblem& problem) {
     const double delta = next - level;
     for (std::size_t c = 0; c < ncons; ++c) remaining[c] -= delta * active[c];
     level = next;
-    std::vector<bool> saturated(ncons, false);
     for (std::size_t c = 0; c < ncons; ++c) {
       saturated[c] = active[c] > 0.0 && remaining[c] <= kSaturationSlack * problem.capacity[c];
     }

@@ -12,7 +12,9 @@ namespace ccforge::sim {
 struct MaxMinProblem {
   std::vector<double> capacity;               // per constraint
   std::vector<double> bound;                  // per variable; infinity when unbounded
-  std::vector<std::vector<std::uint32_t>> uses;  // per variable: the constraints it consumes
+  // Per variable: the constraints it consumes. Variables are 0..bound.size()-1; rows past that are
+  // ignored (a caller may keep them to reuse their allocations).
+  std::vector<std::vector<std::uint32_t>> uses;
   // Per variable: how many identical flows it stands for (it loads each constraint weight x rate);
   // empty means 1 for all.
   std::vector<double> weight;
