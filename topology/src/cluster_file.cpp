@@ -5,7 +5,6 @@
 #include <fmt/core.h>
 
 #include <algorithm>
-#include <set>
 #include <string_view>
 #include <vector>
 
@@ -17,16 +16,6 @@ constexpr int kMaxNodes = 4096;
 // NVIDIA Quantum-2 QM9700 datasheet: 64 ports of 400 Gb/s NDR per switch.
 constexpr int kDefaultSwitchPorts = 64;
 
-void check_attributes(const XmlSource& src, pugi::xml_node node, const std::set<std::string_view>& known) {
-  for (pugi::xml_attribute a : node.attributes()) {
-    if (!known.contains(a.name())) {
-      std::string list;
-      for (std::string_view k : known) list += (list.empty() ? "" : ", ") + std::string(k);
-      src.fail(node, fmt::format("unknown attribute '{}' on <{}>", a.name(), node.name()), "known attributes: " + list);
-    }
-  }
-}
-
 Fabric parse_fabric(const XmlSource& src, pugi::xml_node node) {
   const std::string fabric = src.required(node, "fabric");
   if (fabric == "rail-optimized") return Fabric::RailOptimized;
@@ -37,8 +26,8 @@ Fabric parse_fabric(const XmlSource& src, pugi::xml_node node) {
 }  // namespace
 
 ClusterSpec read_cluster(const XmlSource& src, pugi::xml_node node) {
-  check_attributes(src, node, {"name", "nodes", "node", "fabric", "nic_speed_gbps", "switch_latency_us", "switch_ports",
-                               "oversubscription"});
+  src.check_attributes(node, {"name", "nodes", "node", "fabric", "nic_speed_gbps", "switch_latency_us", "switch_ports",
+                              "oversubscription"});
   ClusterSpec spec;
   spec.loc = src.loc(node);
   spec.name = node.attribute("name") ? node.attribute("name").value()

@@ -16,12 +16,7 @@ namespace ccforge::topo {
 namespace {
 
 MachineDescription read_machine(const XmlSource& src, pugi::xml_node node) {
-  for (pugi::xml_attribute a : node.attributes()) {
-    const std::string_view name = a.name();
-    if (name != "gpu_model" && name != "fabric" && name != "nvlinks_per_gpu" && name != "nic_gbps") {
-      src.fail(node, fmt::format("unknown attribute '{}' on <machine>", name), "known attributes: gpu_model, fabric, nvlinks_per_gpu, nic_gbps");
-    }
-  }
+  src.check_attributes(node, {"gpu_model", "fabric", "nvlinks_per_gpu", "nic_gbps"});
   MachineDescription m;
   m.gpu_model = src.required(node, "gpu_model");
   m.fabric = src.required(node, "fabric");
@@ -33,6 +28,13 @@ MachineDescription read_machine(const XmlSource& src, pugi::xml_node node) {
 // <node name="..."><machine .../><system version="1">...</system></node>: Azure's PCI layout plus what
 // NCCL would learn at run time.
 RawTopology read_node_wrapper(const XmlSource& src, pugi::xml_node node) {
+  src.check_attributes(node, {"name"});
+  for (pugi::xml_node child : node.children()) {
+    const std::string_view name = child.name();
+    if (child.type() == pugi::node_element && name != "machine" && name != "system") {
+      src.fail(child, fmt::format("unexpected element <{}> inside <node>", name), "a <node> holds one <machine> and one <system>");
+    }
+  }
   const pugi::xml_node system = node.child("system");
   if (!system) src.fail(node, "<node> has no <system>", "embed the NCCL topology's <system version=\"1\"> element");
   RawTopology raw = read_nccl_system(src, system);

@@ -4,6 +4,7 @@
 
 #include <fmt/core.h>
 
+#include <algorithm>
 #include <charconv>
 
 namespace ccforge::topo {
@@ -74,6 +75,15 @@ std::uint32_t XmlSource::hex(pugi::xml_node node, const char* attr) const {
   const auto value = prefixed ? parse_whole<std::uint32_t>(std::string_view(text).substr(2), 16) : std::nullopt;
   if (!value) fail(node, fmt::format("{}=\"{}\" is not a hex number", attr, text), "write it as 0x followed by hex digits");
   return *value;
+}
+
+void XmlSource::check_attributes(pugi::xml_node node, std::initializer_list<std::string_view> known) const {
+  for (pugi::xml_attribute a : node.attributes()) {
+    if (std::find(known.begin(), known.end(), std::string_view(a.name())) != known.end()) continue;
+    std::string list;
+    for (std::string_view k : known) list += (list.empty() ? "" : ", ") + std::string(k);
+    fail(node, fmt::format("unknown attribute '{}' on <{}>", a.name(), node.name()), "known attributes: " + list);
+  }
 }
 
 }  // namespace ccforge::topo

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <initializer_list>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -30,6 +31,8 @@ class XmlSource {
   int integer(pugi::xml_node node, const char* attr, std::optional<int> fallback = std::nullopt) const;
   double number(pugi::xml_node node, const char* attr, std::optional<double> fallback = std::nullopt) const;
   std::uint32_t hex(pugi::xml_node node, const char* attr) const;
+  // For ccforge's own elements: an attribute outside `known` is a typo, reported with the known names.
+  void check_attributes(pugi::xml_node node, std::initializer_list<std::string_view> known) const;
 
  private:
   std::string file_;
