@@ -44,6 +44,7 @@ class HostRun {
       const auto& gpu = algo.gpus[static_cast<std::size_t>(r)];
       scratch_.emplace_back(buffer_elems(algo, call, plan, r, ir::BufferKind::Scratch) * plan.elem_bytes);
       flags_.push_back(std::make_unique<host::TbFlags>(gpu.tbs.size(), control_));
+      call_ends_.push_back(std::make_unique<host::CallBarrier>(gpu.tbs.size(), control_));
       host::RankMemory memory = rank_memory(r, buffers[static_cast<std::size_t>(r)]);
       for (const ir::ThreadBlock& tb : gpu.tbs) contexts_.push_back(make_context(r, tb, memory));
     }
@@ -97,7 +98,7 @@ class HostRun {
   }
 
   host::TbContext make_context(int r, const ir::ThreadBlock& tb, host::RankMemory memory) {
-    host::TbContext ctx{&algo_, &call_, &plan_, r, &tb, memory, nullptr, nullptr, flags_.back().get(), &control_, nullptr};
+    host::TbContext ctx{&algo_, &call_, &plan_, r, &tb, memory, nullptr, nullptr, flags_.back().get(), call_ends_.back().get(), &control_, nullptr};
     if (tb.send_peer >= 0) ctx.send = connection(r, tb.send_peer, tb.channel);
     if (tb.recv_peer >= 0) ctx.recv = connection(tb.recv_peer, r, tb.channel);
     return ctx;
@@ -144,8 +145,9 @@ class HostRun {
         case host::Blocked::OnSend: if (!ctx.send->full()) return false; break;
         case host::Blocked::OnReceive: if (!ctx.recv->empty()) return false; break;
         case host::Blocked::OnDependency:
-          if (ctx.flags->reached(static_cast<std::size_t>(ctx.tb->steps[static_cast<std::size_t>(s)].dep_tb), status.awaited_flag)) return false;
+          if (ctx.flags->reached(static_cast<std::size_t>(ctx.tb->steps[static_cast<std::size_t>(s)].dep_tb), status.awaited)) return false;
           break;
+        case host::Blocked::OnCallEnd: if (ctx.call_end->passed(status.awaited)) return false; break;
       }
     }
     return true;
@@ -160,6 +162,7 @@ class HostRun {
   host::RunControl control_;
   std::vector<std::vector<std::byte>> scratch_;
   std::vector<std::unique_ptr<host::TbFlags>> flags_;
+  std::vector<std::unique_ptr<host::CallBarrier>> call_ends_;
   std::map<ConnectionKey, std::unique_ptr<host::Connection>> connections_;
   std::vector<host::TbContext> contexts_;
   std::vector<host::TbStatus> statuses_;
@@ -168,23 +171,26 @@ class HostRun {
 Diag HostRun::deadlock_report() const {
   std::size_t stuck = 0;
   const host::TbContext* first = nullptr;
+  // Report the first tb stuck inside the program: tbs waiting at the end of a call only wait for those.
   for (std::size_t i = 0; i < contexts_.size(); ++i) {
-    if (statuses_[i].blocked == host::Blocked::Done) continue;
+    const host::Blocked blocked = statuses_[i].blocked;
+    if (blocked == host::Blocked::Done) continue;
     ++stuck;
-    if (!first) first = &contexts_[i];
+    if (!first || (first->status->blocked == host::Blocked::OnCallEnd && blocked != host::Blocked::OnCallEnd)) first = &contexts_[i];
   }
   const int s = first->status->step;
-  const ir::Step& step = first->tb->steps[static_cast<std::size_t>(s)];
+  const ir::Step* step = first->tb->steps.empty() ? nullptr : &first->tb->steps[static_cast<std::size_t>(s)];
   std::string what;
   switch (first->status->blocked.load()) {
     case host::Blocked::OnDependency:
-      what = "waits for tb " + std::to_string(step.dep_tb) + " to pass step " + std::to_string(step.dep_step);
+      what = "waits for tb " + std::to_string(step->dep_tb) + " to pass step " + std::to_string(step->dep_step);
       break;
     case host::Blocked::OnSend: what = "waits for a free slot to rank " + std::to_string(first->tb->send_peer); break;
     case host::Blocked::OnReceive: what = "waits to receive from rank " + std::to_string(first->tb->recv_peer); break;
+    case host::Blocked::OnCallEnd: what = "finished the call and waits for the rank's other tbs"; break;
     default: what = "is running"; break;
   }
-  return Diag{{algo_.source_file, step.line},
+  return Diag{{algo_.source_file, step ? step->line : first->tb->line},
               "deadlock: no step finished for " + std::to_string(options_.watchdog.count()) + " ms; rank " +
                   std::to_string(first->rank) + " tb " + std::to_string(first->tb->id) + " step " + std::to_string(s) +
                   " " + what + " on channel " + std::to_string(first->tb->channel) + " (" + std::to_string(stuck) +

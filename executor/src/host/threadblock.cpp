@@ -117,7 +117,7 @@ void run_threadblock(const TbContext& ctx, int calls) {
         ctx.status->step = s;
         if (step.dep_tb >= 0) {
           const std::uint64_t awaited = iteration * kFlagStride + static_cast<std::uint64_t>(step.dep_step) + 1;
-          ctx.status->awaited_flag = awaited;
+          ctx.status->awaited = awaited;
           ctx.status->blocked = Blocked::OnDependency;
           ctx.flags->wait_at_least(static_cast<std::size_t>(step.dep_tb), awaited);
           ctx.status->blocked = Blocked::Running;
@@ -128,6 +128,10 @@ void run_threadblock(const TbContext& ctx, int calls) {
         ctx.control->record_progress();
       }
     }
+    ctx.status->awaited = static_cast<std::uint64_t>(call);
+    ctx.status->blocked = Blocked::OnCallEnd;
+    ctx.call_end->finish_call(static_cast<std::uint64_t>(call));
+    ctx.status->blocked = Blocked::Running;
   }
 }
 

@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "call_barrier.hpp"
 #include "connection.hpp"
 #include "plan.hpp"
 #include "run_control.hpp"
@@ -14,12 +15,12 @@
 namespace ccforge::executor::host {
 
 // What a tb is blocked on, for the watchdog's report.
-enum class Blocked : int { Running, OnDependency, OnSend, OnReceive, Done };
+enum class Blocked : int { Running, OnDependency, OnSend, OnReceive, OnCallEnd, Done };
 
 struct TbStatus {
   std::atomic<int> step{0};
   std::atomic<Blocked> blocked{Blocked::Running};
-  std::atomic<std::uint64_t> awaited_flag{0};  // with OnDependency: the flag value waited for
+  std::atomic<std::uint64_t> awaited{0};  // OnDependency: the flag value waited for; OnCallEnd: the call
   std::chrono::steady_clock::time_point finished;
 };
 
@@ -39,6 +40,7 @@ struct TbContext {
   Connection* send = nullptr;  // (rank -> tb.send_peer, tb.channel)
   Connection* recv = nullptr;  // (tb.recv_peer -> rank, tb.channel)
   TbFlags* flags = nullptr;    // this rank's
+  CallBarrier* call_end = nullptr;  // this rank's
   RunControl* control = nullptr;
   TbStatus* status = nullptr;
 };
