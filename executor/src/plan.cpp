@@ -114,6 +114,22 @@ std::size_t buffer_elems(const ir::Algorithm& algo, const CallSpec& call, const 
   return 0;
 }
 
+void check_buffers(const ir::Algorithm& algo, const CallSpec& call, const std::vector<RankBuffers>& buffers) {
+  const auto bad = [](const std::string& what) {
+    throw DiagError(Diag{{"executor", 0}, what, "size the buffers with executor::buffer_layout"});
+  };
+  if (static_cast<int>(buffers.size()) != algo.ngpus)
+    bad(std::to_string(buffers.size()) + " rank buffers for an algorithm of " + std::to_string(algo.ngpus) + " ranks");
+  const std::size_t elem = size_of(call.dtype);
+  for (int r = 0; r < algo.ngpus; ++r) {
+    const BufferLayout layout = buffer_layout(call, algo.ngpus, r);
+    const RankBuffers& b = buffers[static_cast<std::size_t>(r)];
+    const bool ok = call.inplace ? b.recv.size() == layout.inplace_elems * elem
+                                 : b.send.size() == layout.send_elems * elem && b.recv.size() == layout.recv_elems * elem;
+    if (!ok) bad("rank " + std::to_string(r) + " buffers have the wrong size for this call");
+  }
+}
+
 void check_runnable(const ir::Algorithm& algo, const CallSpec& call, const ChunkPlan& plan) {
   if (algo.ngpus < 1 || static_cast<int>(algo.gpus.size()) != algo.ngpus)
     fail(algo, 0, "ngpus is " + std::to_string(algo.ngpus) + " but " + std::to_string(algo.gpus.size()) +

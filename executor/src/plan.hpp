@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <vector>
 
 #include "ccforge/executor/executor.hpp"
 
@@ -55,6 +56,9 @@ inline bool op_writes_dst(ir::OpType t) {
   using enum ir::OpType;
   return t == Recv || t == RecvCopySend || t == RecvReduceCopy || t == RecvReduceCopySend || t == Copy || t == Reduce;
 }
+
+// Rejects rank buffers that do not match buffer_layout() for this call (a caller's mistake).
+void check_buffers(const ir::Algorithm& algo, const CallSpec& call, const std::vector<RankBuffers>& buffers);
 
 // Elements of a rank's buffer of `kind` for this call.
 std::size_t buffer_elems(const ir::Algorithm& algo, const CallSpec& call, const ChunkPlan& plan, int rank,

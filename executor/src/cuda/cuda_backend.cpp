@@ -251,6 +251,7 @@ class CudaBackend final : public Backend {
   Timing run(const ir::Algorithm& algo, const CallSpec& call, std::vector<RankBuffers>& buffers, int iterations) override {
     const ChunkPlan plan = plan_chunks(algo, call);
     check_runnable(algo, call, plan);
+    check_buffers(algo, call, buffers);
     CudaRun run(algo, call, plan, std::min(devices_, algo.ngpus), options_);
     run.check_coresidency();
     run.upload(buffers);

@@ -19,22 +19,6 @@ namespace {
 
 using ConnectionKey = std::tuple<int, int, int>;  // (sender rank, receiver rank, channel)
 
-void check_buffers(const ir::Algorithm& algo, const CallSpec& call, const std::vector<RankBuffers>& buffers) {
-  const auto bad = [](const std::string& what) {
-    throw DiagError(Diag{{"executor", 0}, what, "size the buffers with executor::buffer_layout"});
-  };
-  if (static_cast<int>(buffers.size()) != algo.ngpus)
-    bad(std::to_string(buffers.size()) + " rank buffers for an algorithm of " + std::to_string(algo.ngpus) + " ranks");
-  const std::size_t elem = size_of(call.dtype);
-  for (int r = 0; r < algo.ngpus; ++r) {
-    const BufferLayout layout = buffer_layout(call, algo.ngpus, r);
-    const RankBuffers& b = buffers[static_cast<std::size_t>(r)];
-    const bool ok = call.inplace ? b.recv.size() == layout.inplace_elems * elem
-                                 : b.send.size() == layout.send_elems * elem && b.recv.size() == layout.recv_elems * elem;
-    if (!ok) bad("rank " + std::to_string(r) + " buffers have the wrong size for this call");
-  }
-}
-
 class HostRun {
  public:
   HostRun(const ir::Algorithm& algo, const CallSpec& call, const ChunkPlan& plan, std::vector<RankBuffers>& buffers,
