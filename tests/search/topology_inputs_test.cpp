@@ -45,7 +45,7 @@ TEST(TreePacking, Dgx1PackingIsValidAndBelowTheBound) {
   const auto packing = pack_trees(direct_link_capacity(load("dgx1-v100.xml")), 2);
   ASSERT_TRUE(packing);
   EXPECT_GT(packing->packed_rate.bytes_per_s, 0.0);
-  EXPECT_LE(packing->packed_rate.bytes_per_s, packing->optimal_rate.bytes_per_s * (1 + 1e-6));
+  EXPECT_LE(packing->packed_rate.bytes_per_s, packing->optimal_rate.bytes_per_s * (1 + 1e-5));
   EXPECT_EQ(packing->trees.size(), 16u);
 }
 

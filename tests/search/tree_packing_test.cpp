@@ -15,8 +15,8 @@ TEST(TreePacking, BidirectionalRingOfFour) {
   for (int i = 0; i < 4; ++i) cap[i][(i + 1) % 4] = cap[(i + 1) % 4][i] = 1.0;
   const auto packing = pack_trees(cap, 2);
   ASSERT_TRUE(packing);
-  EXPECT_NEAR(packing->optimal_rate.bytes_per_s, 2.0 / 3.0, 1e-6);
-  EXPECT_LE(packing->packed_rate.bytes_per_s, packing->optimal_rate.bytes_per_s * (1 + 1e-9));
+  EXPECT_NEAR(packing->optimal_rate.bytes_per_s, 2.0 / 3.0, 1e-5);
+  EXPECT_LE(packing->packed_rate.bytes_per_s, packing->optimal_rate.bytes_per_s * (1 + 1e-5));
   EXPECT_EQ(packing->trees.size(), 8u);
 }
 
@@ -28,7 +28,7 @@ TEST(TreePacking, CompleteGraphOfFourReachesTheBound) {
       if (i != j) cap[i][j] = 1.0;
   const auto packing = pack_trees(cap, 1);
   ASSERT_TRUE(packing);
-  EXPECT_NEAR(packing->optimal_rate.bytes_per_s, 1.0, 1e-6);
+  EXPECT_NEAR(packing->optimal_rate.bytes_per_s, 1.0, 1e-5);
   EXPECT_NEAR(packing->packed_rate.bytes_per_s, 1.0, 1e-6);
 }
 

@@ -1,4 +1,5 @@
 // Spanning-tree packing over the direct GPU-GPU link graph.
+// Rates are found to one part in a million of the narrowest link (integer max-flow).
 // Bound (ForestColl, arXiv 2402.06787, via Edmonds' arborescence packing theorem): every root can
 // spread its data at rate x at once iff, with a super source s and an edge s->u of capacity x into
 // every GPU u, the max flow from s to every GPU v is at least p*x. Binary search on x with Boost.Graph
@@ -22,49 +23,68 @@ namespace {
 using Traits = boost::adjacency_list_traits<boost::vecS, boost::vecS, boost::directedS>;
 using FlowGraph = boost::adjacency_list<
     boost::vecS, boost::vecS, boost::directedS, boost::no_property,
-    boost::property<boost::edge_capacity_t, double,
-                    boost::property<boost::edge_residual_capacity_t, double,
+    boost::property<boost::edge_capacity_t, long,
+                    boost::property<boost::edge_residual_capacity_t, long,
                                     boost::property<boost::edge_reverse_t, Traits::edge_descriptor>>>>;
 
-void add_arc(FlowGraph& g, int u, int v, double cap) {
+void add_arc(FlowGraph& g, int u, int v, long cap) {
   auto cap_map = boost::get(boost::edge_capacity, g);
   auto rev_map = boost::get(boost::edge_reverse, g);
   auto e = boost::add_edge(static_cast<std::size_t>(u), static_cast<std::size_t>(v), g).first;
   auto r = boost::add_edge(static_cast<std::size_t>(v), static_cast<std::size_t>(u), g).first;
   cap_map[e] = cap;
-  cap_map[r] = 0.0;
+  cap_map[r] = 0;
   rev_map[e] = r;
   rev_map[r] = e;
 }
 
-double max_flow_to(const CapacityMatrix& cap, double x, int sink) {
-  const int p = static_cast<int>(cap.size());
+// Max-flow runs on integer capacities (push-relabel's flow check is exact): capacities in units of a
+// millionth of the narrowest link, so the optimal rate is found to one part in a million.
+struct IntegerGraph {
+  std::vector<std::vector<long>> cap;
+  double unit = 1.0;  // bytes/s per integer step
+};
+
+IntegerGraph to_integer(const CapacityMatrix& cap) {
+  constexpr double kStepsPerNarrowestLink = 1e6;
+  double narrowest = 0.0;
+  for (const auto& row : cap)
+    for (double c : row)
+      if (c > 0.0 && (narrowest == 0.0 || c < narrowest)) narrowest = c;
+  IntegerGraph g{std::vector<std::vector<long>>(cap.size(), std::vector<long>(cap.size(), 0)), narrowest / kStepsPerNarrowestLink};
+  for (std::size_t u = 0; u < cap.size(); ++u)
+    for (std::size_t v = 0; v < cap.size(); ++v) g.cap[u][v] = std::lround(cap[u][v] / g.unit);
+  return g;
+}
+
+long max_flow_to(const IntegerGraph& ig, long x, int sink) {
+  const int p = static_cast<int>(ig.cap.size());
   FlowGraph g(static_cast<std::size_t>(p + 1));
   for (int u = 0; u < p; ++u)
     for (int v = 0; v < p; ++v)
-      if (cap[u][v] > 0.0) add_arc(g, u, v, cap[u][v]);
+      if (ig.cap[u][v] > 0) add_arc(g, u, v, ig.cap[u][v]);
   for (int u = 0; u < p; ++u) add_arc(g, p, u, x);
   return boost::push_relabel_max_flow(g, static_cast<std::size_t>(p), static_cast<std::size_t>(sink));
 }
 
-bool rate_feasible(const CapacityMatrix& cap, double x) {
-  const int p = static_cast<int>(cap.size());
-  // Relative slack: max-flow sums doubles, so compare with a tolerance of one part in 1e9.
+bool rate_feasible(const IntegerGraph& g, long x) {
+  const long p = static_cast<long>(g.cap.size());
   for (int v = 0; v < p; ++v)
-    if (max_flow_to(cap, x, v) < p * x * (1.0 - 1e-9)) return false;
+    if (max_flow_to(g, x, v) < p * x) return false;
   return true;
 }
 
 double optimal_rate(const CapacityMatrix& cap) {
-  double hi = 0.0;
-  for (const auto& row : cap)
-    for (double c : row) hi += c;
-  double lo = 0.0;
-  for (int iter = 0; iter < 60; ++iter) {  // 60 halvings: far below any bandwidth's resolution
-    const double mid = 0.5 * (lo + hi);
-    (rate_feasible(cap, mid) ? lo : hi) = mid;
+  const IntegerGraph g = to_integer(cap);
+  long lo = 0, hi = 0;  // lo feasible, hi + 1 not (hi: total capacity)
+  for (const auto& row : g.cap)
+    for (long c : row) hi += c;
+  while (lo < hi) {
+    const long mid = lo + (hi - lo + 1) / 2;
+    if (rate_feasible(g, mid)) lo = mid;
+    else hi = mid - 1;
   }
-  return lo;
+  return static_cast<double>(lo) * g.unit;
 }
 
 GenRequest::Tree grow_tree(const CapacityMatrix& cap, std::vector<std::vector<int>>& load, int root) {
