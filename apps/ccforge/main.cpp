@@ -32,7 +32,13 @@ int main(int argc, char** argv) {
   } catch (const CLI::RuntimeError& e) {
     return e.get_exit_code();
   } catch (const CLI::ParseError& e) {
-    fmt::print(stderr, "ccforge: {} (see --help)\n", e.what());
+    // CLI11 checks required subcommands before it reports leftovers; name the leftover, it is the cause.
+    const auto leftovers = app.remaining(true);
+    if (!leftovers.empty()) {
+      fmt::print(stderr, "ccforge: unrecognised argument '{}' (see --help)\n", leftovers.front());
+    } else {
+      fmt::print(stderr, "ccforge: {} (see --help)\n", e.what());
+    }
     return kExitBadInput;
   } catch (const ccforge::DiagError& e) {
     fmt::print(stderr, "{}\n", e.what());
