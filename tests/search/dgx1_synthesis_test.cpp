@@ -29,7 +29,7 @@ std::optional<SimTime> best_of(const topo::Topology& t, const CandidateSet& set,
   return best;
 }
 
-TEST(Dgx1Synthesis, TreePackingAllgatherBeatsTheBestRingFrom64MB) {
+TEST(SearchDgx1Synthesis, TreePackingAllgatherBeatsTheBestRingFrom64MB) {
   const topo::Topology t = topo::load_topology(std::string(CCFORGE_SOURCE_DIR) + "/data/topologies/dgx1-v100.xml");
   const CandidateSet set = enumerate_candidates(t, ir::Collective::AllGather);
   for (ByteCount bytes : {ByteCount{64} << 20, ByteCount{128} << 20}) {

@@ -36,9 +36,9 @@ std::vector<GenRequest::Tree> test_trees(int p) {
   return trees;
 }
 
-class GeneratorSweep : public ::testing::TestWithParam<std::string_view> {};
+class SearchGeneratorSweep : public ::testing::TestWithParam<std::string_view> {};
 
-TEST_P(GeneratorSweep, EveryProducedAlgorithmPassesTheChecker) {
+TEST_P(SearchGeneratorSweep, EveryProducedAlgorithmPassesTheChecker) {
   const GeneratorInfo* gen = find_generator(GetParam());
   ASSERT_NE(gen, nullptr);
   const Params grid[] = {{1, 1, 1}, {2, 1, 1}, {1, 2, 1}, {1, 1, 2}, {2, 2, 3}, {2, 1, 1, 2}};
@@ -81,10 +81,10 @@ std::vector<std::string_view> all_names() {
   return names;
 }
 
-INSTANTIATE_TEST_SUITE_P(All, GeneratorSweep, ::testing::ValuesIn(all_names()),
+INSTANTIATE_TEST_SUITE_P(All, SearchGeneratorSweep, ::testing::ValuesIn(all_names()),
                          [](const auto& info) { return std::string(info.param); });
 
-TEST(Registry, CoversEveryCollectiveTheProductTunes) {
+TEST(SearchRegistry, CoversEveryCollectiveTheProductTunes) {
   for (C coll : {C::AllReduce, C::AllGather, C::ReduceScatter, C::AllToAll, C::Broadcast, C::Reduce, C::Gather, C::Scatter}) {
     int count = 0;
     for (const auto& g : generators())
@@ -93,7 +93,7 @@ TEST(Registry, CoversEveryCollectiveTheProductTunes) {
   }
 }
 
-TEST(Registry, NamesAreUniqueAndEntriesDocumented) {
+TEST(SearchRegistry, NamesAreUniqueAndEntriesDocumented) {
   for (const auto& g : generators()) {
     EXPECT_EQ(find_generator(g.name), &g);
     EXPECT_FALSE(g.description.empty());
@@ -102,7 +102,7 @@ TEST(Registry, NamesAreUniqueAndEntriesDocumented) {
   EXPECT_EQ(find_generator("no_such_generator"), nullptr);
 }
 
-TEST(Support, PowerOfTwoGeneratorsDeclineOtherRankCounts) {
+TEST(SearchSupport, PowerOfTwoGeneratorsDeclineOtherRankCounts) {
   GenRequest req;
   req.ngpus = 6;
   const Generated g = try_generate(*find_generator("rd"), req);
@@ -110,14 +110,14 @@ TEST(Support, PowerOfTwoGeneratorsDeclineOtherRankCounts) {
   EXPECT_NE(g.why_not.find("power-of-two"), std::string::npos);
 }
 
-TEST(Support, HierarchicalNeedsTwoNodes) {
+TEST(SearchSupport, HierarchicalNeedsTwoNodes) {
   GenRequest req;
   req.ngpus = 8;
   req.gpus_per_node = 8;
   EXPECT_FALSE(try_generate(*find_generator("hierarchical"), req).algorithm);
 }
 
-TEST(Support, BuilderLimitsBecomeReasonsNotCrashes) {
+TEST(SearchSupport, BuilderLimitsBecomeReasonsNotCrashes) {
   GenRequest req;
   req.ngpus = 16;
   req.chunks = 64;  // 15 hops x 16 segments x 64 pieces on one tb: far past 64 steps per tb
@@ -126,14 +126,14 @@ TEST(Support, BuilderLimitsBecomeReasonsNotCrashes) {
   EXPECT_FALSE(g.why_not.empty());
 }
 
-TEST(Support, RingOrdersMustBePermutations) {
+TEST(SearchSupport, RingOrdersMustBePermutations) {
   GenRequest req;
   req.ngpus = 4;
   req.rings = {{0, 1, 1, 3}};
   EXPECT_FALSE(find_generator("ring")->supports(req).ok());
 }
 
-TEST(Names, SayHowTheCandidateWasMade) {
+TEST(SearchNames, SayHowTheCandidateWasMade) {
   GenRequest req;
   req.ngpus = 8;
   req.channels = 2;

@@ -17,14 +17,14 @@ SizeResult size(ByteCount bytes, double nccl_us, std::vector<std::optional<doubl
   return r;
 }
 
-TEST(Choose, FastestCandidateWinsWhenClearlyFasterThanNccl) {
+TEST(SearchChoose, FastestCandidateWinsWhenClearlyFasterThanNccl) {
   const auto c = choose({size(1024, 10.0, {8.0, 5.0, 6.0})}, 0.03);
   ASSERT_EQ(c.size(), 1u);
   EXPECT_EQ(c[0].winner, 1);
   EXPECT_EQ(c[0].best, SimTime::from_us(5.0));
 }
 
-TEST(Choose, NcclKeptUnlessMinGainIsReached) {
+TEST(SearchChoose, NcclKeptUnlessMinGainIsReached) {
   // 10 / 9.8 = 1.02 < 1.03: NCCL stays. 10 / 9.7 = 1.031 >= 1.03: the candidate wins.
   EXPECT_EQ(choose({size(1024, 10.0, {9.8})}, 0.03)[0].winner, -1);
   EXPECT_EQ(choose({size(1024, 10.0, {9.8})}, 0.03)[0].best, SimTime::from_us(10.0));
@@ -33,13 +33,13 @@ TEST(Choose, NcclKeptUnlessMinGainIsReached) {
   EXPECT_EQ(choose({size(1024, 10.0, {10.0})}, 0.0)[0].winner, 0);
 }
 
-TEST(Choose, TiesGoToTheLowerIndexAndMissingTimesAreSkipped) {
+TEST(SearchChoose, TiesGoToTheLowerIndexAndMissingTimesAreSkipped) {
   const auto c = choose({size(1024, 100.0, {std::nullopt, 5.0, 5.0})}, 0.03);
   EXPECT_EQ(c[0].winner, 1);
   EXPECT_EQ(choose({size(1024, 100.0, {std::nullopt})}, 0.03)[0].winner, -1);
 }
 
-TEST(Bands, AdjacentEqualWinnersMergeAndBandsAreDisjoint) {
+TEST(SearchBands, AdjacentEqualWinnersMergeAndBandsAreDisjoint) {
   // winners: 0, 0, NCCL, 1, 1 at 1K..16K
   const auto choices = choose({size(1024, 10, {1, 9}), size(2048, 10, {1, 9}), size(4096, 10, {11, 12}),
                                size(8192, 10, {9, 1}), size(16384, 10, {9, 1})},
@@ -57,7 +57,7 @@ TEST(Bands, AdjacentEqualWinnersMergeAndBandsAreDisjoint) {
   EXPECT_EQ(bands[2].max_bytes, 16384u);
 }
 
-TEST(Bands, OneWinnerEverywhereIsOneBand) {
+TEST(SearchBands, OneWinnerEverywhereIsOneBand) {
   const auto bands = merge_bands(choose({size(1024, 10, {1}), size(2048, 10, {1}), size(4096, 10, {1})}, 0.03));
   ASSERT_EQ(bands.size(), 1u);
   EXPECT_EQ(bands[0].min_bytes, 1024u);

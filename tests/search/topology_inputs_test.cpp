@@ -13,7 +13,7 @@ topo::Topology load(const char* name) {
   return topo::load_topology(std::string(CCFORGE_SOURCE_DIR) + "/data/topologies/" + name);
 }
 
-TEST(Rings, Dgx1RingsAreHamiltonianCyclesWithinLinkCapacity) {
+TEST(SearchRings, Dgx1RingsAreHamiltonianCyclesWithinLinkCapacity) {
   const topo::Topology t = load("dgx1-v100.xml");
   const CapacityMatrix cap = direct_link_capacity(t);
   const auto rings = find_rings(t, 8);
@@ -34,14 +34,14 @@ TEST(Rings, Dgx1RingsAreHamiltonianCyclesWithinLinkCapacity) {
   }
 }
 
-TEST(Rings, NvSwitchRingsAreTheIdentityOrder) {
+TEST(SearchRings, NvSwitchRingsAreTheIdentityOrder) {
   const auto rings = find_rings(load("ndv5.xml"), 4);
   ASSERT_EQ(rings.size(), 4u);
   for (const auto& r : rings)
     for (int x = 0; x < 8; ++x) EXPECT_EQ(r[x], x);
 }
 
-TEST(TreePacking, Dgx1PackingIsValidAndBelowTheBound) {
+TEST(SearchTreePacking, Dgx1PackingIsValidAndBelowTheBound) {
   const auto packing = pack_trees(direct_link_capacity(load("dgx1-v100.xml")), 2);
   ASSERT_TRUE(packing);
   EXPECT_GT(packing->packed_rate.bytes_per_s, 0.0);
@@ -49,11 +49,11 @@ TEST(TreePacking, Dgx1PackingIsValidAndBelowTheBound) {
   EXPECT_EQ(packing->trees.size(), 16u);
 }
 
-TEST(TreePacking, NvSwitchHasNoDirectGraph) {
+TEST(SearchTreePacking, NvSwitchHasNoDirectGraph) {
   EXPECT_FALSE(pack_trees(direct_link_capacity(load("ndv5.xml")), 1));
 }
 
-TEST(LowerBound, GrowsWithSizeAndBandwidthTermDominatesLargeSizes) {
+TEST(SearchLowerBound, GrowsWithSizeAndBandwidthTermDominatesLargeSizes) {
   const topo::Topology t = load("ndv4.xml");
   for (auto coll : {ir::Collective::AllReduce, ir::Collective::AllGather, ir::Collective::AllToAll, ir::Collective::Broadcast}) {
     const auto small = lower_bound(t, coll, 1024), large = lower_bound(t, coll, ByteCount{1} << 30);
@@ -63,7 +63,7 @@ TEST(LowerBound, GrowsWithSizeAndBandwidthTermDominatesLargeSizes) {
   }
 }
 
-TEST(LowerBound, AllgatherIsTheInjectionBound) {
+TEST(SearchLowerBound, AllgatherIsTheInjectionBound) {
   // A100 (no NVLS): allgather of n bytes moves (p-1)/p * n through each GPU's NVLink port.
   const topo::Topology t = load("ndv4.xml");
   const double n = 1 << 30, expect_s = 7.0 / 8.0 * n / t.gpu(0).nvlink_bandwidth.bytes_per_s;
@@ -72,7 +72,7 @@ TEST(LowerBound, AllgatherIsTheInjectionBound) {
   EXPECT_NEAR(lower_bound(t, ir::Collective::AllReduce, 1 << 30).bandwidth.seconds(), 2 * expect_s, expect_s * 1e-6);
 }
 
-TEST(LowerBound, MultiNodeAddsTheNetworkCut) {
+TEST(SearchLowerBound, MultiNodeAddsTheNetworkCut) {
   const topo::Topology one = load("ndv5.xml"), two = load("ndv5-x2.xml");
   const ByteCount n = ByteCount{1} << 30;
   EXPECT_GT(lower_bound(two, ir::Collective::AllGather, n).bandwidth, lower_bound(one, ir::Collective::AllGather, n).bandwidth);

@@ -9,7 +9,7 @@ namespace {
 
 CapacityMatrix empty(int p) { return CapacityMatrix(static_cast<std::size_t>(p), std::vector<double>(static_cast<std::size_t>(p), 0.0)); }
 
-TEST(TreePacking, BidirectionalRingOfFour) {
+TEST(SearchTreePacking, BidirectionalRingOfFour) {
   // Each GPU receives on two links of capacity 1: S = all but v gives 2 >= 3x, so x* = 2/3.
   CapacityMatrix cap = empty(4);
   for (int i = 0; i < 4; ++i) cap[i][(i + 1) % 4] = cap[(i + 1) % 4][i] = 1.0;
@@ -20,7 +20,7 @@ TEST(TreePacking, BidirectionalRingOfFour) {
   EXPECT_EQ(packing->trees.size(), 8u);
 }
 
-TEST(TreePacking, CompleteGraphOfFourReachesTheBound) {
+TEST(SearchTreePacking, CompleteGraphOfFourReachesTheBound) {
   // In-capacity 3 against |S| = 3 gives x* = 1; one star per root uses every link exactly once.
   CapacityMatrix cap = empty(4);
   for (int i = 0; i < 4; ++i)
@@ -32,7 +32,7 @@ TEST(TreePacking, CompleteGraphOfFourReachesTheBound) {
   EXPECT_NEAR(packing->packed_rate.bytes_per_s, 1.0, 1e-6);
 }
 
-TEST(TreePacking, TreesSpanAndAreRootedWhereClaimed) {
+TEST(SearchTreePacking, TreesSpanAndAreRootedWhereClaimed) {
   CapacityMatrix cap = empty(5);
   for (int i = 0; i < 5; ++i) cap[i][(i + 1) % 5] = cap[(i + 1) % 5][i] = 2.0;
   const auto packing = pack_trees(cap, 3);
@@ -52,13 +52,13 @@ TEST(TreePacking, TreesSpanAndAreRootedWhereClaimed) {
   }
 }
 
-TEST(TreePacking, DisconnectedGraphIsRejected) {
+TEST(SearchTreePacking, DisconnectedGraphIsRejected) {
   CapacityMatrix cap = empty(4);
   cap[0][1] = cap[1][0] = cap[2][3] = cap[3][2] = 1.0;
   EXPECT_FALSE(pack_trees(cap, 1));
 }
 
-TEST(TreePacking, OneWayLinksAreNotEnough) {
+TEST(SearchTreePacking, OneWayLinksAreNotEnough) {
   CapacityMatrix cap = empty(3);
   cap[0][1] = cap[1][2] = 1.0;  // 2 cannot reach 0
   EXPECT_FALSE(pack_trees(cap, 1));

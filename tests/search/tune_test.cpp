@@ -54,7 +54,7 @@ std::map<std::string, std::string> outputs(const fs::path& dir) {
   return files;
 }
 
-TEST(Tune, OutputsAreIdenticalWhateverTheThreadCount) {
+TEST(SearchTune, OutputsAreIdenticalWhateverTheThreadCount) {
   const fs::path a = fresh_dir("j1"), b = fresh_dir("j2");
   tune(ndv5(), options(a, 1), sim::SimParams{});
   tune(ndv5(), options(b, 2), sim::SimParams{});
@@ -64,7 +64,7 @@ TEST(Tune, OutputsAreIdenticalWhateverTheThreadCount) {
   EXPECT_TRUE(fa.count("selection.csv") && fa.count("selection.md") && fa.count("bands.csv"));
 }
 
-TEST(Tune, KilledRunResumesToTheSameOutputs) {
+TEST(SearchTune, KilledRunResumesToTheSameOutputs) {
   const fs::path whole = fresh_dir("whole"), killed = fresh_dir("killed");
   tune(ndv5(), options(whole, 2), sim::SimParams{});
   TuneOptions o = options(killed, 2);
@@ -83,7 +83,7 @@ TEST(Tune, KilledRunResumesToTheSameOutputs) {
   for (const auto& [name, text] : fw) EXPECT_EQ(text, fk.at(name)) << name;
 }
 
-TEST(Tune, ResumingAnotherTunesCheckpointIsAClearError) {
+TEST(SearchTune, ResumingAnotherTunesCheckpointIsAClearError) {
   const fs::path dir = fresh_dir("other");
   tune(ndv5(), options(dir, 2), sim::SimParams{});
   TuneOptions o = options(dir, 2);
@@ -98,7 +98,7 @@ TEST(Tune, ResumingAnotherTunesCheckpointIsAClearError) {
   }
 }
 
-TEST(Tune, ExportedFilesPassTheCheckerAndCarryTheirBand) {
+TEST(SearchTune, ExportedFilesPassTheCheckerAndCarryTheirBand) {
   const fs::path dir = fresh_dir("export");
   const TuneResult r = tune(ndv5(), options(dir, 2), sim::SimParams{});
   int files = 0;
@@ -114,13 +114,13 @@ TEST(Tune, ExportedFilesPassTheCheckerAndCarryTheirBand) {
   EXPECT_EQ(static_cast<std::size_t>(files), std::distance(fs::directory_iterator(dir / "algorithms"), fs::directory_iterator{}));
 }
 
-TEST(Tune, NoChoiceBeatsTheLowerBound) {
+TEST(SearchTune, NoChoiceBeatsTheLowerBound) {
   const TuneResult r = tune(ndv5(), options(fresh_dir("bound"), 2), sim::SimParams{});
   for (const auto& ct : r.collectives)
     for (const auto& c : ct.choices) EXPECT_GE(c.best, c.lower_bound) << ir::to_string(ct.collective) << " " << c.bytes;
 }
 
-TEST(Tune, PruningKeepsTheSameWinners) {
+TEST(SearchTune, PruningKeepsTheSameWinners) {
   TuneOptions pruned = options(fresh_dir("pruned"), 2), full = options(fresh_dir("full"), 2);
   pruned.sizes = full.sizes = {1024, 8192, 65536, 524288};
   full.prune = false;
@@ -130,7 +130,7 @@ TEST(Tune, PruningKeepsTheSameWinners) {
   EXPECT_LT(a.simulations, b.simulations);
 }
 
-TEST(Tune, SelectionCsvHasTheDocumentedHeaderAndOneRowPerSize) {
+TEST(SearchTune, SelectionCsvHasTheDocumentedHeaderAndOneRowPerSize) {
   const TuneResult r = tune(ndv5(), options(fresh_dir("csv"), 2), sim::SimParams{});
   const auto lines = selection_csv_lines(r);
   ASSERT_EQ(lines.size(), 1u + 2 * 3);
