@@ -27,6 +27,7 @@ struct ValidateFlags {
   std::string dtype = "half", op = "sum";
   bool all_sizes = false;
   std::vector<std::string> suite;
+  std::string topo;  // given: also write model_error.csv (simulated vs measured)
 };
 
 ByteCount size_flag(const std::string& name, const std::string& text) {
@@ -90,6 +91,11 @@ void run_collectives(const ValidateFlags& f) {
   const validate::SweepResult result = validate::run_sweep(*backend, candidates, options, print_run);
   validate::write_sweep_outputs(result, bounds, f.out_dir);
   fmt::print("# {} runs; wrote {}/measured.csv, selection.csv, selection.md\n", result.runs.size(), f.out_dir);
+  if (!f.topo.empty()) {
+    const auto csv = validate::model_error_csv(result, candidates, topo::load_topology(f.topo), sim::SimParams{});
+    write_file_atomically(std::filesystem::path(f.out_dir) / "model_error.csv", csv);
+    fmt::print("# wrote {}/model_error.csv\n", f.out_dir);
+  }
   for (const std::string& file : result.broken) fmt::print("# BROKEN (never selected): {}\n", file);
   if (!result.broken.empty()) throw CLI::RuntimeError(1);
 }
@@ -139,6 +145,7 @@ void add_validate_command(CLI::App& app) {
   cmd->add_option("--out", flags->out_dir, "output directory")->capture_default_str();
   cmd->add_option("--watchdog-ms", flags->watchdog_ms, "a run with no progress for this long is a deadlock")->check(CLI::Range(10, 3600000))->capture_default_str();
   cmd->add_option("--suite", flags->suite, "osu latency|bw|bibw: point-to-point suite between ranks 0 and 1")->expected(2);
+  cmd->add_option("--topo", flags->topo, "topology to simulate every run on: writes model_error.csv")->check(CLI::ExistingFile);
   cmd->callback([flags] {
     if (!flags->suite.empty()) return run_osu(*flags);
     run_collectives(*flags);

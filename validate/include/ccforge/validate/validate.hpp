@@ -13,6 +13,8 @@
 #include "ccforge/common/units.hpp"
 #include "ccforge/executor/executor.hpp"
 #include "ccforge/ir/ir.hpp"
+#include "ccforge/sim/sim.hpp"
+#include "ccforge/topology/topology.hpp"
 
 namespace ccforge::validate {
 
@@ -113,5 +115,79 @@ struct OsuOptions {
 
 std::vector<OsuRow> run_osu(executor::Backend& backend, const OsuOptions& options, const std::function<void(const OsuRow&)>& on_row = {});
 std::string osu_csv(const std::vector<OsuRow>& rows);
+
+
+// ---- Measured input for calibration and model error ----
+
+// A plain nccl-tests log (all_reduce_perf etc.): one Measurement per size and placement, algorithm
+// "NCCL". The collective comes from "# Collective test starting: <prog>" or, if given, `collective`.
+// Malformed lines are DiagErrors naming FILE:LINE.
+std::vector<Measurement> read_nccl_tests_log(const std::filesystem::path& log, std::optional<ir::Collective> collective = {});
+
+// ccforge's own measured.csv (write_sweep_outputs). Failed or wrong runs are skipped.
+std::vector<Measurement> read_measured_csv(const std::filesystem::path& csv);
+
+// measured.csv or an nccl-tests log, told apart by the first line.
+std::vector<Measurement> read_measurements(const std::filesystem::path& file, std::optional<ir::Collective> collective = {});
+
+// Simulated time of one measured run on `topology`: NCCL's own choice for "NCCL" rows, the algorithm
+// file otherwise. `algorithms` maps a Measurement's file to its loaded algorithm.
+double simulated_us(const topo::Topology& topology, const sim::SimParams& params, const Measurement& m,
+                    const std::vector<Candidate>& algorithms);
+
+// model_error.csv rows: collective,algorithm,size_bytes,measured_us,simulated_us,error_pct (correct runs only).
+std::string model_error_csv(const SweepResult& result, const std::vector<Candidate>& algorithms, const topo::Topology& topology,
+                            const sim::SimParams& params);
+
+// ---- Calibration: least-squares fit of a few physical model parameters to measured times ----
+
+// One fitted parameter, searched inside physical bounds [lower, upper].
+struct FitParam {
+  std::string name;  // "link.*" (topology) or "sim.*" (simulator)
+  double lower = 0.0;
+  double upper = 0.0;
+};
+
+// The parameters calibrate fits by default for the topology's GPU architecture (only those the model has).
+std::vector<FitParam> default_fit_params(const topo::Topology& topology, const sim::SimParams& params);
+
+enum class Holdout { Alternate, None };
+
+struct CalibrationOptions {
+  std::vector<FitParam> params;
+  Holdout holdout = Holdout::Alternate;
+  int max_iterations = 30;
+  std::string source;  // recorded as every fitted parameter's source
+};
+
+// One measured (collective, algorithm, size), in-place and out-of-place averaged.
+struct CalibrationPoint {
+  std::string collective;
+  std::string algorithm;
+  ByteCount size_bytes = 0;
+  double measured_us = 0.0;
+  double before_us = 0.0;  // simulated with the starting parameters
+  double after_us = 0.0;   // simulated with the fitted parameters
+  bool held_out = false;   // not used by the fit
+};
+
+struct CalibrationResult {
+  std::vector<Param> fitted;  // name, value, unit, source
+  std::vector<Param> initial;
+  std::vector<CalibrationPoint> points;
+  int iterations = 0;
+};
+
+// Mean absolute relative error in percent over the points with held_out == `held_out`; nullopt if none.
+std::optional<double> mean_abs_error_pct(const std::vector<CalibrationPoint>& points, bool held_out, bool after);
+
+// Fits options.params to `measured` (Levenberg-Marquardt on relative errors, finite-difference
+// Jacobian by re-running the simulator). `topology_file` is reloaded for every "link." trial value.
+CalibrationResult calibrate(const std::filesystem::path& topology_file, const topo::LoadOptions& load,
+                            const std::vector<Measurement>& measured, const std::vector<Candidate>& algorithms,
+                            const CalibrationOptions& options);
+
+// The fitted parameters as a profile that `ccforge sim --profile` reads (atomically).
+void write_calibrated_profile(const CalibrationResult& result, const std::filesystem::path& profile);
 
 }  // namespace ccforge::validate

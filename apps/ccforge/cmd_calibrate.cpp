@@ -1,0 +1,95 @@
+// `ccforge calibrate --topo FILE --measured FILE... --out PROFILE.xml`: flags and printing only; the
+// validate library reads the measurements and fits the model.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+#include <fmt/core.h>
+
+#include "ccforge/validate/validate.hpp"
+#include "commands.hpp"
+
+namespace ccforge::cli {
+namespace {
+
+struct CalibrateFlags {
+  std::string topo;
+  std::vector<std::string> measured;
+  std::string out;
+  std::string holdout = "alternate";
+  std::string coll;
+  std::string algos_dir;
+  int max_iterations = 30;
+};
+
+std::string joined(const std::vector<std::string>& files) {
+  std::string out;
+  for (const std::string& f : files) out += (out.empty() ? "" : " ") + f;
+  return out;
+}
+
+void print_table(const validate::CalibrationResult& r, bool held_out) {
+  fmt::print("# {} points: error before and after, per size\n", held_out ? "held-out" : "fitted");
+  fmt::print("#{:>13} {:>14} {:>12} {:>12} {:>10} {:>12} {:>10}\n", "collective", "size(B)", "measured_us", "before_us", "before_%",
+             "after_us", "after_%");
+  for (const auto& p : r.points) {
+    if (p.held_out != held_out) continue;
+    fmt::print("{:>14} {:>14} {:>12.2f} {:>12.2f} {:>10.1f} {:>12.2f} {:>10.1f}\n", p.collective, p.size_bytes, p.measured_us, p.before_us,
+               (p.before_us / p.measured_us - 1) * 100, p.after_us, (p.after_us / p.measured_us - 1) * 100);
+  }
+}
+
+void print_summary(const validate::CalibrationResult& r) {
+  for (std::size_t k = 0; k < r.fitted.size(); ++k)
+    fmt::print("# {:<34} {:>10.4g} -> {:>10.4g} {}\n", r.fitted[k].name, r.initial[k].value, r.fitted[k].value, r.fitted[k].unit);
+  for (const bool held : {false, true}) {
+    const auto before = validate::mean_abs_error_pct(r.points, held, false), after = validate::mean_abs_error_pct(r.points, held, true);
+    if (before && after)
+      fmt::print("# mean |error| on {} sizes: before {:.2f}%, after {:.2f}%\n", held ? "held-out" : "fitted", *before, *after);
+  }
+}
+
+void run(const CalibrateFlags& f) {
+  std::optional<ir::Collective> coll;
+  if (!f.coll.empty()) {
+    coll = ir::collective_from_string(f.coll);
+    if (!coll) throw CLI::ValidationError("--coll", "unknown collective '" + f.coll + "' (allreduce, allgather, reducescatter, ...)");
+  }
+  std::vector<validate::Measurement> measured;
+  for (const std::string& file : f.measured) {
+    auto runs = validate::read_measurements(file, coll);
+    measured.insert(measured.end(), runs.begin(), runs.end());
+  }
+  const auto algorithms = f.algos_dir.empty() ? std::vector<validate::Candidate>{} : validate::load_algorithms(f.algos_dir);
+  validate::CalibrationOptions options;
+  options.params = validate::default_fit_params(topo::load_topology(f.topo), sim::SimParams{});
+  options.holdout = f.holdout == "none" ? validate::Holdout::None : validate::Holdout::Alternate;
+  options.max_iterations = f.max_iterations;
+  options.source = "calibrate: fitted to " + joined(f.measured);
+  const auto result = validate::calibrate(f.topo, {}, measured, algorithms, options);
+  fmt::print("# ccforge calibrate: {} measured runs, {} parameters, {} iterations\n", measured.size(), options.params.size(), result.iterations);
+  if (f.holdout != "none") print_table(result, true);
+  print_table(result, false);
+  print_summary(result);
+  validate::write_calibrated_profile(result, f.out);
+  fmt::print("# wrote {}\n", f.out);
+}
+
+}  // namespace
+
+void add_calibrate_command(CLI::App& app) {
+  auto flags = std::make_shared<CalibrateFlags>();
+  CLI::App* cmd = app.add_subcommand("calibrate", "fit the simulator's physical parameters to measured times, write a profile");
+  cmd->add_option("--topo", flags->topo, "topology the measurements ran on")->required()->check(CLI::ExistingFile);
+  cmd->add_option("--measured", flags->measured, "ccforge measured.csv or nccl-tests output logs")->required()->check(CLI::ExistingFile);
+  cmd->add_option("--out", flags->out, "profile to write (read by sim --profile)")->required();
+  cmd->add_option("--holdout", flags->holdout, "alternate: fit on every other size, report error on the rest; none: fit on all")
+      ->check(CLI::IsMember({"alternate", "none"}))->capture_default_str();
+  cmd->add_option("--coll", flags->coll, "collective of nccl-tests logs without a 'Collective test starting' line");
+  cmd->add_option("--algos", flags->algos_dir, "directory of the MSCCL algorithms measured.csv names")->check(CLI::ExistingDirectory);
+  cmd->add_option("--max-iterations", flags->max_iterations, "Levenberg-Marquardt iterations at most")->check(CLI::Range(1, 1000))->capture_default_str();
+  cmd->callback([flags] { run(*flags); });
+}
+
+}  // namespace ccforge::cli
