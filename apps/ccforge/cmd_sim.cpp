@@ -18,16 +18,6 @@
 namespace ccforge::cli {
 namespace {
 
-// Field by field: GCC 12 misreports nested aggregate initialisation of Diag as maybe-uninitialised.
-[[noreturn]] void bad_input(std::string where, int line, std::string problem, std::string fix) {
-  Diag d;
-  d.loc.file = std::move(where);
-  d.loc.line = line;
-  d.problem = std::move(problem);
-  d.fix = std::move(fix);
-  throw DiagError(std::move(d));
-}
-
 struct SimFlags {
   std::string topo;
   std::string coll;
@@ -49,28 +39,10 @@ struct Row {
 
 std::vector<ByteCount> parse_sizes(const SimFlags& f) {
   const auto b = parse_size(f.begin), e = parse_size(f.end);
-  if (!b || !e || *b == 0) bad_input("-b/-e", 0, "sizes must look like 1K, 64M, 1G and be > 0", "");
-  if (*b > *e) bad_input("-b/-e", 0, "-b must not exceed -e", "");
-  if (f.factor < 2) bad_input("-f", 0, "the size factor must be >= 2", "");
-  std::vector<ByteCount> sizes;
-  for (ByteCount s = *b; s <= *e; s *= static_cast<ByteCount>(f.factor)) sizes.push_back(s);
-  return sizes;
-}
-
-// "link." entries go to the topology loader, "sim." entries to the simulator's table.
-topo::Topology load_inputs(const SimFlags& f, sim::SimParams& params) {
-  topo::LoadOptions options;
-  if (!f.profile.empty()) {
-    const auto entries = topo::read_profile(f.profile);
-    for (const auto& e : entries) {
-      if (!e.name.starts_with("link.") && !e.name.starts_with("sim.")) {
-        bad_input(e.loc.file, e.loc.line, "unknown parameter " + e.name, "profile names start with link. or sim.");
-      }
-    }
-    topo::apply_profile(params.table, entries, "sim.");
-    options.profile = entries;
-  }
-  return topo::load_topology(f.topo, options);
+  if (!b || !e || *b == 0) fail_at("-b/-e", 0, "sizes must look like 1K, 64M, 1G and be > 0", "");
+  if (*b > *e) fail_at("-b/-e", 0, "-b must not exceed -e", "");
+  if (f.factor < 2) fail_at("-f", 0, "the size factor must be >= 2", "");
+  return size_sweep(*b, *e, static_cast<std::uint64_t>(f.factor));
 }
 
 // Element count of a call as nccl-tests reports it; the size is rounded down to whole elements (and to
@@ -83,7 +55,7 @@ ByteCount call_bytes(ByteCount size, const sim::DataType& dtype, ir::Collective 
 }
 
 void print_rows(const SimFlags& f, const std::vector<Row>& rows, ir::Collective coll, int ngpus) {
-  const double factor = sim::busbw_factor(coll, ngpus);
+  const double factor = ir::bus_bandwidth_factor(coll, ngpus);
   if (f.format == "csv") {
     fmt::print("size_bytes,count,dtype,time_us,algbw_gbs,busbw_gbs,algorithm\n");
     for (const Row& r : rows) {
@@ -124,32 +96,33 @@ void print_params(const sim::SimParams& params) {
 void run(const SimFlags& f) {
   sim::SimParams params;
   if (f.dump_params) {
-    if (!f.profile.empty()) topo::apply_profile(params.table, topo::read_profile(f.profile), "sim.");
+    if (!f.profile.empty()) sim::apply_profile(f.profile, params);
     print_params(params);
     return;
   }
-  if (f.topo.empty() || f.coll.empty()) bad_input("ccforge sim", 0, "--topo and --coll are required", "see --help");
+  if (f.topo.empty() || f.coll.empty()) fail_at("ccforge sim", 0, "--topo and --coll are required", "see --help");
   const auto coll = ir::collective_from_string(f.coll);
   if (!coll) {
-    bad_input("--coll", 0, "unknown collective '" + f.coll + "'",
+    fail_at("--coll", 0, "unknown collective '" + f.coll + "'",
               "use allreduce, allgather, reducescatter, alltoall, broadcast, reduce, gather or scatter");
   }
   const auto dtype = sim::data_type_from_string(f.dtype);
-  if (!dtype) bad_input("-d", 0, "unknown data type '" + f.dtype + "'", "use one of " + sim::data_type_names());
+  if (!dtype) fail_at("-d", 0, "unknown data type '" + f.dtype + "'", "use one of " + sim::data_type_names());
   if (f.format != "table" && f.format != "csv" && f.format != "json") {
-    bad_input("--format", 0, "unknown format '" + f.format + "'", "use table, csv or json");
+    fail_at("--format", 0, "unknown format '" + f.format + "'", "use table, csv or json");
   }
   const std::vector<ByteCount> sizes = parse_sizes(f);
-  const topo::Topology topo = load_inputs(f, params);
+  const topo::LoadOptions options = f.profile.empty() ? topo::LoadOptions{} : sim::apply_profile(f.profile, params);
+  const topo::Topology topo = topo::load_topology(f.topo, options);
   const auto request = sim::parse_nccl_request(f.algo);
   std::optional<ir::Algorithm> algo;
   if (!request) {
     if (f.algo.starts_with("nccl")) {
-      bad_input("--algo", 0, "unknown NCCL choice '" + f.algo + "'", "use nccl, nccl:ring|tree|nvls[:ll|ll128|simple]");
+      fail_at("--algo", 0, "unknown NCCL choice '" + f.algo + "'", "use nccl, nccl:ring|tree|nvls[:ll|ll128|simple]");
     }
     algo = ir::read_msccl_xml(f.algo);
     if (algo->collective != *coll) {
-      bad_input(
+      fail_at(
           f.algo, 1,
           fmt::format("algorithm is a {} but --coll is {}", ir::to_string(algo->collective), ir::to_string(*coll)),
           "pass the matching --coll");

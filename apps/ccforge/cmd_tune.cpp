@@ -28,6 +28,7 @@ struct TuneFlags {
   int jobs = 0;
   double min_gain = 0.03;
   std::string dtype = "half";
+  std::string profile;
   bool resume = false;
   bool list = false;
 };
@@ -50,9 +51,7 @@ std::vector<ByteCount> parse_sizes(const TuneFlags& f) {
   if (!b || !e || *b == 0) throw CLI::ValidationError("-b/-e", "sizes must look like 1K, 64M, 1G and be > 0");
   if (*b > *e) throw CLI::ValidationError("-b/-e", "-b must not exceed -e");
   if (f.factor < 2) throw CLI::ValidationError("-f", "the size factor must be >= 2");
-  std::vector<ByteCount> sizes;
-  for (ByteCount s = *b; s <= *e; s *= static_cast<ByteCount>(f.factor)) sizes.push_back(s);
-  return sizes;
+  return size_sweep(*b, *e, static_cast<std::uint64_t>(f.factor));
 }
 
 void print_registry() {
@@ -119,8 +118,10 @@ void run_tune(const TuneFlags& f) {
   options.out_dir = f.out;
   options.resume = f.resume;
   options.progress = progress_printer();
-  const topo::Topology topology = topo::load_topology(f.topo);
-  const search::TuneResult result = search::tune(topology, options, sim::SimParams{});
+  sim::SimParams params;
+  const topo::LoadOptions load = f.profile.empty() ? topo::LoadOptions{} : sim::apply_profile(f.profile, params);
+  const topo::Topology topology = topo::load_topology(f.topo, load);
+  const search::TuneResult result = search::tune(topology, options, params);
   print_summary(result, search::selection_csv_lines(result));
   fmt::print("\nwrote {}/selection.csv, selection.md, bands.csv, report.json, algorithms/\n", f.out);
 }
@@ -139,6 +140,7 @@ void add_tune_command(CLI::App& app) {
   cmd->add_option("--jobs", flags->jobs, "worker threads (0: all cores)")->capture_default_str();
   cmd->add_option("--min-gain", flags->min_gain, "keep NCCL unless the best candidate is this much faster")->capture_default_str();
   cmd->add_option("-d,--dtype", flags->dtype, "element type (decides which sizes split into whole chunks)")->capture_default_str();
+  cmd->add_option("--profile", flags->profile, "profile file overriding link.* and sim.* parameters (ccforge calibrate)");
   cmd->add_flag("--resume", flags->resume, "continue a killed run from DIR/checkpoint.jsonl");
   cmd->add_flag("--list", flags->list, "print the generator registry and exit");
   cmd->callback([flags] { run_tune(*flags); });

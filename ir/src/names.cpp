@@ -84,4 +84,18 @@ int size_multiplier(Collective c, int ngpus) {
   return whole_buffer ? ngpus : 1;
 }
 
+double bus_bandwidth_factor(Collective c, int ngpus) {
+  const double p = ngpus;
+  switch (c) {
+    case Collective::AllReduce: return 2.0 * (p - 1) / p;
+    case Collective::AllGather:
+    case Collective::ReduceScatter:
+    case Collective::AllToAll:
+    case Collective::AllToAllV:
+    case Collective::Gather:
+    case Collective::Scatter: return (p - 1) / p;
+    default: return 1.0;  // broadcast, reduce, send/recv
+  }
+}
+
 }  // namespace ccforge::ir

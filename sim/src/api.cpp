@@ -25,22 +25,20 @@ std::string data_type_names() {
   return out;
 }
 
-double algbw_gbs(ByteCount bytes, SimTime time) {
-  return time.ps > 0 ? static_cast<double>(bytes) / time.seconds() * 1e-9 : 0.0;
+topo::LoadOptions apply_profile(const std::filesystem::path& profile_path, SimParams& params) {
+  const std::vector<topo::ProfileEntry> entries = topo::read_profile(profile_path);
+  for (const topo::ProfileEntry& e : entries) {
+    if (!e.name.starts_with("link.") && !e.name.starts_with("sim."))
+      fail_at(e.loc.file, e.loc.line, "unknown parameter " + e.name, "profile names start with link. or sim.");
+  }
+  topo::apply_profile(params.table, entries, "sim.");
+  topo::LoadOptions options;
+  options.profile = entries;
+  return options;
 }
 
-double busbw_factor(ir::Collective coll, int ngpus) {
-  const double p = ngpus;
-  switch (coll) {
-    case ir::Collective::AllReduce: return 2.0 * (p - 1) / p;
-    case ir::Collective::AllGather:
-    case ir::Collective::ReduceScatter:
-    case ir::Collective::AllToAll:
-    case ir::Collective::AllToAllV:
-    case ir::Collective::Gather:
-    case ir::Collective::Scatter: return (p - 1) / p;
-    default: return 1.0;
-  }
+double algbw_gbs(ByteCount bytes, SimTime time) {
+  return time.ps > 0 ? static_cast<double>(bytes) / time.seconds() * 1e-9 : 0.0;
 }
 
 }  // namespace ccforge::sim

@@ -4,20 +4,9 @@
 
 namespace ccforge::sim {
 
-const char* arch_key(topo::GpuArch arch) {
-  switch (arch) {
-    case topo::GpuArch::Volta: return "sm70";
-    case topo::GpuArch::Ampere: return "sm80";
-    case topo::GpuArch::Hopper: return "sm90";
-    case topo::GpuArch::Blackwell: return "sm100";
-    case topo::GpuArch::Cdna3: return "cdna3";
-  }
-  return "sm90";
-}
-
 ProtocolCosts protocol_costs(const ParamTable& params, ir::Protocol proto, topo::GpuArch arch) {
   const std::string p = ir::to_string(proto);
-  const std::string a = arch_key(arch);
+  const std::string a = topo::param_key(arch);
   ProtocolCosts c;
   c.wire_efficiency = params.get("sim.proto." + p + ".wire_efficiency");
   c.tb_bytes_per_s = Bandwidth::GBps(params.get("sim.tb_bw." + p + "." + a)).bytes_per_s / c.wire_efficiency;
@@ -43,17 +32,17 @@ SimTime sync_cost(const ProtocolCosts& costs, topo::PathClass cls) {
 }
 
 SimTime local_reduce_time(const ParamTable& params, topo::GpuArch arch, double bytes) {
-  return transfer_time(3.0 * bytes, Bandwidth::GBps(params.get(std::string("sim.hbm_bw.") + arch_key(arch))));
+  return transfer_time(3.0 * bytes, Bandwidth::GBps(params.get(std::string("sim.hbm_bw.") + topo::param_key(arch))));
 }
 
 SimTime local_copy_time(const ParamTable& params, topo::GpuArch arch, double bytes) {
-  return transfer_time(2.0 * bytes, Bandwidth::GBps(params.get(std::string("sim.hbm_bw.") + arch_key(arch))));
+  return transfer_time(2.0 * bytes, Bandwidth::GBps(params.get(std::string("sim.hbm_bw.") + topo::param_key(arch))));
 }
 
 double link_efficiency(const ParamTable& params, topo::LinkKind kind, topo::GpuArch arch) {
   switch (kind) {
     case topo::LinkKind::NvLink:
-    case topo::LinkKind::NvSwitch: return params.get(std::string("sim.link.nvlink.efficiency.") + arch_key(arch));
+    case topo::LinkKind::NvSwitch: return params.get(std::string("sim.link.nvlink.efficiency.") + topo::param_key(arch));
     case topo::LinkKind::Nic:
     case topo::LinkKind::Network: return params.get("sim.link.net.efficiency");
     default: return 1.0;

@@ -30,7 +30,4 @@ SimTime local_copy_time(const ParamTable& params, topo::GpuArch arch, double byt
 // by the architecture of the GPUs it joins.
 double link_efficiency(const ParamTable& params, topo::LinkKind kind, topo::GpuArch arch);
 
-// "sm90"-style suffix of per-architecture parameter names.
-const char* arch_key(topo::GpuArch arch);
-
 }  // namespace ccforge::sim

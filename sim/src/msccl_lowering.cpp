@@ -9,7 +9,6 @@
 #include <tuple>
 
 #include "ccforge/sim/sim.hpp"
-#include "errors.hpp"
 #include "lowering.hpp"
 
 namespace ccforge::sim {
@@ -49,13 +48,13 @@ using Connection = std::tuple<int, int, int>;  // src rank, dst rank, channel
 void check_fits(const topo::Topology& topo, const ir::Algorithm& algo, const CallSpec& call) {
   const std::string file = algo.source_file.empty() ? algo.name : algo.source_file;
   if (algo.ngpus != topo.num_gpus()) {
-    fail(file, 1,
+    fail_at(file, 1,
          fmt::format("algorithm is for {} GPUs but topology {} has {}", algo.ngpus, topo.name(), topo.num_gpus()),
          fmt::format("use an algorithm with ngpus=\"{}\"", topo.num_gpus()));
   }
   const ByteCount unit = static_cast<ByteCount>(call.dtype.bytes) * algo.nchunksperloop;
   if (call.bytes == 0 || call.bytes % unit != 0) {
-    fail(file, 1,
+    fail_at(file, 1,
          fmt::format("size {} B does not split into nchunksperloop={} chunks of whole {} elements", call.bytes,
                      algo.nchunksperloop, call.dtype.name),
          fmt::format("use a multiple of {} B", unit));
@@ -121,7 +120,7 @@ class MscclLowering {
           if (step.dep_tb < 0) continue;
           if (step.dep_tb >= static_cast<int>(gpu.tbs.size()) || step.dep_step < 0 ||
               step.dep_step >= static_cast<int>(gpu.tbs[step.dep_tb].steps.size())) {
-            fail(algo_.source_file, step.line,
+            fail_at(algo_.source_file, step.line,
                  fmt::format("rank {} tb {} step {} depends on missing tb {} step {}", gpu.rank, tb.id, s, step.dep_tb,
                              step.dep_step),
                  "point depid/deps at an existing step");
@@ -139,7 +138,7 @@ class MscclLowering {
     const topo::GpuArch arch = low_.arch();
     if (sends(step.type)) {
       if (tb.send_peer < 0 || tb.send_peer >= algo_.ngpus || tb.send_peer == rank) {
-        fail(algo_.source_file, step.line ? step.line : tb.line,
+        fail_at(algo_.source_file, step.line ? step.line : tb.line,
              fmt::format("rank {} tb {} sends but its send peer is {}", rank, tb.id, tb.send_peer),
              "set the tb's send attribute to another rank (run `ccforge ir check`)");
       }
@@ -171,7 +170,7 @@ class MscclLowering {
 
   [[noreturn]] void throw_unmatched(const Connection& conn, std::size_t nsend, std::size_t nrecv) const {
     const auto [src, dst, ch] = conn;
-    fail(algo_.source_file, algo_.gpus.at(src).line,
+    fail_at(algo_.source_file, algo_.gpus.at(src).line,
          fmt::format("rank {} sends {} steps to rank {} on channel {} but rank {} receives {}", src, nsend, dst, ch,
                      dst, nrecv),
          "every send needs a matching receive on the same channel (run `ccforge ir check`)");
@@ -195,7 +194,7 @@ SimResult simulate(const topo::Topology& topo, const ir::Algorithm& algo, const 
   const EngineStats stats = low.run();
   if (stats.unfinished > 0) {
     const StepRef s = msccl.step_of(stats.first_unfinished);
-    fail(algo.source_file, algo.gpus.at(s.rank).tbs.at(s.tb).steps.at(s.step).line,
+    fail_at(algo.source_file, algo.gpus.at(s.rank).tbs.at(s.tb).steps.at(s.step).line,
          fmt::format("algorithm deadlocks: {} steps never run, first rank {} tb {} step {}", stats.unfinished, s.rank,
                      s.tb, s.step),
          "fix the dependency cycle (run `ccforge ir check`)");

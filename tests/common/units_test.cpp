@@ -21,6 +21,21 @@ TEST(ParseSize, RejectsGarbage) {
   EXPECT_FALSE(parse_size("99999999999999999999"));
 }
 
+TEST(SizeSweep, FollowsNcclTestsFlags) {
+  EXPECT_EQ(size_sweep(1024, 8192, 2), (std::vector<ByteCount>{1024, 2048, 4096, 8192}));
+  EXPECT_EQ(size_sweep(1024, 5000, 4), (std::vector<ByteCount>{1024, 4096}));
+  EXPECT_EQ(size_sweep(7, 7, 2), (std::vector<ByteCount>{7}));
+}
+
+TEST(SizeSweep, IllFormedSweepsAreEmptyAndNeverLoop) {
+  EXPECT_TRUE(size_sweep(0, 1024, 2).empty());
+  EXPECT_TRUE(size_sweep(2048, 1024, 2).empty());
+  EXPECT_TRUE(size_sweep(1, 1024, 1).empty());
+  // Near the top of the range the next step would overflow: the sweep must stop, not wrap around.
+  const ByteCount top = std::numeric_limits<ByteCount>::max();
+  EXPECT_EQ(size_sweep(top / 2 + 1, top, 2).size(), 1u);
+}
+
 TEST(FormatSize, UsesTheLargestExactSuffix) {
   EXPECT_EQ(format_size(1024), "1K");
   EXPECT_EQ(format_size(3u << 20), "3M");

@@ -52,11 +52,5 @@ TEST(Selection, HostRunsGetNoBoundPercentage) {
   EXPECT_THAT(selection_csv_lines(r, {{"allreduce", 1024, 2.5}}), ::testing::ElementsAre(::testing::_, "allreduce,1024,,900.000,,ring,LL,"));
 }
 
-TEST(BusBandwidth, FollowsNcclTests) {
-  EXPECT_DOUBLE_EQ(bus_bandwidth_factor(ir::Collective::AllReduce, 8), 1.75);
-  EXPECT_DOUBLE_EQ(bus_bandwidth_factor(ir::Collective::AllGather, 8), 0.875);
-  EXPECT_DOUBLE_EQ(bus_bandwidth_factor(ir::Collective::Broadcast, 8), 1.0);
-}
-
 }  // namespace
 }  // namespace ccforge::validate

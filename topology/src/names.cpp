@@ -57,4 +57,15 @@ const char* to_string(GpuArch arch) {
   return "?";
 }
 
+const char* param_key(GpuArch arch) {
+  switch (arch) {
+    case GpuArch::Volta: return "sm70";
+    case GpuArch::Ampere: return "sm80";
+    case GpuArch::Hopper: return "sm90";
+    case GpuArch::Blackwell: return "sm100";
+    case GpuArch::Cdna3: return "cdna3";
+  }
+  return "?";
+}
+
 }  // namespace ccforge::topo

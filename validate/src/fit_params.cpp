@@ -5,23 +5,9 @@
 #include "ccforge/validate/validate.hpp"
 
 namespace ccforge::validate {
-namespace {
-
-std::string arch_suffix(topo::GpuArch arch) {
-  switch (arch) {
-    case topo::GpuArch::Volta: return "sm70";
-    case topo::GpuArch::Ampere: return "sm80";
-    case topo::GpuArch::Hopper: return "sm90";
-    case topo::GpuArch::Blackwell: return "sm100";
-    case topo::GpuArch::Cdna3: return "cdna3";
-  }
-  return "sm90";
-}
-
-}  // namespace
 
 std::vector<FitParam> default_fit_params(const topo::Topology& topology, const sim::SimParams& params) {
-  const std::string arch = arch_suffix(topology.gpu(0).arch);
+  const std::string arch = topo::param_key(topology.gpu(0).arch);
   // Bounds: latencies from zero to a few times NCCL's table values (tuning.cc baseLat/hwLat), so a
   // fit cannot hide bandwidth error in latency; efficiencies between half and all of the line rate.
   const std::vector<FitParam> candidates = {

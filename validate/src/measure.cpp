@@ -54,7 +54,7 @@ bool measure(executor::Backend& backend, const SweepOptions& o, const CallSpec& 
   }
   const double algbw = m.time_us > 0 ? static_cast<double>(m.size_bytes) / (m.time_us * 1e3) : 0.0;  // GB/s
   m.algbw_gbps = algbw;
-  m.busbw_gbps = algbw * bus_bandwidth_factor(call.collective, o.nranks);
+  m.busbw_gbps = algbw * ir::bus_bandwidth_factor(call.collective, o.nranks);
   return true;
 }
 
@@ -71,25 +71,16 @@ bool in_band(const ir::Algorithm& a, ByteCount size) { return size >= a.min_byte
 
 }  // namespace
 
-double bus_bandwidth_factor(ir::Collective c, int nranks) {
-  const double n = nranks;
-  using enum ir::Collective;
-  switch (c) {
-    case AllReduce: return 2.0 * (n - 1) / n;
-    case AllGather: case ReduceScatter: case AllToAll: case Gather: case Scatter: return (n - 1) / n;
-    default: return 1.0;  // broadcast, reduce, send/recv
-  }
-}
-
 SweepResult run_sweep(executor::Backend& backend, const std::vector<Candidate>& candidates, const SweepOptions& o,
                       const std::function<void(const Measurement&)>& on_run) {
-  if (o.step_factor < 2 || o.min_bytes == 0 || o.min_bytes > o.max_bytes)
+  const std::vector<ByteCount> sizes = size_sweep(o.min_bytes, o.max_bytes, static_cast<std::uint64_t>(o.step_factor));
+  if (sizes.empty())
     throw DiagError(Diag{{"validate", 0}, "size sweep -b/-e/-f is empty or endless", "use -b > 0, -b <= -e and -f >= 2"});
   SweepResult result{backend.name(), o.nranks, {}, {}};
   const std::size_t elem = executor::size_of(o.dtype);
   for (ir::Collective coll : collectives_of(candidates, o)) {
     const int multiplier = ir::size_multiplier(coll, o.nranks);
-    for (ByteCount size = o.min_bytes; size <= o.max_bytes; size *= static_cast<ByteCount>(o.step_factor)) {
+    for (ByteCount size : sizes) {
       const std::size_t elems = size / elem;
       if (size % elem != 0 || elems % static_cast<std::size_t>(multiplier) != 0) continue;
       std::vector<Target> targets{Target{}};

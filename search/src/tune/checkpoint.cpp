@@ -55,7 +55,7 @@ void CheckpointJournal::load() {
     if (number == 1) {
       if (j.is_discarded() || j.value("version", 0) != kFormatVersion) throw fail("not a ccforge tune checkpoint");
       if (j.value("fingerprint", std::string{}) != fingerprint_)
-        throw fail("checkpoint was made by a tune with another topology, dtype or size range");
+        throw fail("checkpoint was made by a tune with another topology, profile, dtype or size range");
       continue;
     }
     if (j.is_discarded() && last) break;  // torn by a kill mid-write: that task simply reruns

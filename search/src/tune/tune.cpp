@@ -35,9 +35,13 @@ sim::DataType data_type(const std::string& name) {
   throw DiagError(Diag{{"--dtype", 0}, "unknown data type " + name, "use one of " + sim::data_type_names()});
 }
 
-std::string fingerprint(const topo::Topology& topo, const TuneOptions& options) {
+// Everything a simulated time depends on, so that --resume never mixes results of different models
+// (another profile changes parameter values, not the topology's name).
+std::string fingerprint(const topo::Topology& topo, const TuneOptions& options, const sim::SimParams& params) {
   std::string f = topo.name() + "|" + options.dtype + "|";
   for (ByteCount b : options.sizes) f += std::to_string(b) + ",";
+  for (const ParamTable* table : {&topo.link_params(), &params.table})
+    for (const Param& p : table->all()) f += "|" + p.name + "=" + fmt::format("{}", p.value);
   return f;
 }
 
@@ -204,7 +208,7 @@ TuneResult tune(const topo::Topology& topo, const TuneOptions& options, const si
   });
 
   std::filesystem::create_directories(options.out_dir);
-  CheckpointJournal journal(options.out_dir / "checkpoint.jsonl", fingerprint(topo, options), options.resume);
+  CheckpointJournal journal(options.out_dir / "checkpoint.jsonl", fingerprint(topo, options, params), options.resume);
   Runner runner(topo, options, params, result, journal);
   Floors floors;
   for (const auto& ct : result.collectives) floors.per_coll.emplace_back(ct.candidates.accepted.size(), SimTime{0});

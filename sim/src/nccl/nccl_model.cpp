@@ -6,7 +6,6 @@
 #include <cmath>
 
 #include "costs.hpp"
-#include "errors.hpp"
 
 namespace ccforge::sim::nccl {
 namespace {
@@ -113,7 +112,7 @@ double algbw_ratio(const NcclView& v, ir::Collective coll, int algo) {
 // The topology built NVLink from datasheet per-link rates; NCCL counts the same links at its own speed.
 double datasheet_link_gbs(const topo::Topology& topo, topo::GpuArch arch) {
   const std::string name = arch == topo::GpuArch::Cdna3 ? std::string("link.xgmi.bw_per_link")
-                                                        : std::string("link.nvlink.") + arch_key(arch) + ".bw_per_link";
+                                                        : std::string("link.nvlink.") + topo::param_key(arch) + ".bw_per_link";
   return topo.link_params().get(name);
 }
 
@@ -127,7 +126,7 @@ NcclView make_view(const topo::Topology& topo, const ParamTable& params) {
   else if (version == 2.28)
     v.tables = &kNccl2_28_9;
   else {
-    fail("sim.nccl.version", 0, fmt::format("no NCCL tuning tables for version {}", version), "use 2.18 or 2.28");
+    fail_at("sim.nccl.version", 0, fmt::format("no NCCL tuning tables for version {}", version), "use 2.18 or 2.28");
   }
   const topo::GpuInfo& g = topo.gpu(0);
   v.nranks = topo.num_gpus();

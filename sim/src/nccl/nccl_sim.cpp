@@ -9,7 +9,6 @@
 
 #include "ccforge/sim/sim.hpp"
 #include "costs.hpp"
-#include "errors.hpp"
 #include "nccl_lowering.hpp"
 #include "nccl_model.hpp"
 #include "tuning_tables.hpp"
@@ -122,7 +121,7 @@ NcclChoice nccl_choose(const topo::Topology& topo, ir::Collective coll, ByteCoun
     }
   }
   if (!std::isfinite(best.model_us)) {
-    fail(topo.source_file(), 0,
+    fail_at(topo.source_file(), 0,
          fmt::format("NCCL cannot run {} as {}{}{} here", ir::to_string(coll),
                      request.algo ? to_string(*request.algo) : "any algorithm", request.proto ? " with protocol " : "",
                      request.proto ? ir::to_string(*request.proto) : ""),
@@ -159,7 +158,7 @@ SimResult simulate_nccl(const topo::Topology& topo, ir::Collective coll, const C
   }
   const EngineStats stats = low.run();
   if (stats.unfinished > 0) {
-    fail(topo.source_file(), 0, fmt::format("{} stalled: {} transfers never finished", choice.name(), stats.unfinished),
+    fail_at(topo.source_file(), 0, fmt::format("{} stalled: {} transfers never finished", choice.name(), stats.unfinished),
          "a route crosses a link of zero bandwidth; check the topology or profile");
   }
   return SimResult{stats.makespan + base, choice.name(), stats.events, stats.transfers};

@@ -50,7 +50,7 @@ NvlsPaths nvls_paths(Lowering& low) {
 
 void lower_nvls(Lowering& low, const NcclCall& call) {
   const ProtocolCosts costs = protocol_costs(low.params(), ir::Protocol::Simple, low.arch());
-  const double efficiency = low.params().get(std::string("sim.nvls.efficiency.") + arch_key(low.arch()));
+  const double efficiency = low.params().get(std::string("sim.nvls.efficiency.") + topo::param_key(low.arch()));
   const int p = low.topo().num_gpus();
   // Each reduce or multicast operation hands off like a Simple step (NVLS runs on the Simple protocol).
   const SimTime delay = low.topo().route(0, p > 1 ? 1 : 0).latency + costs.sync_nvlink;

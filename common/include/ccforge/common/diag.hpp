@@ -48,6 +48,14 @@ class DiagError : public std::runtime_error {
   Diag diag_;
 };
 
+// Throws the one-line diagnostic "FILE:LINE: problem (fix)".
+[[noreturn]] inline void fail_at(std::string file, int line, std::string problem, std::string fix = {}) {
+  SourceLoc where;
+  where.file = std::move(file);
+  where.line = line;
+  throw DiagError(Diag(std::move(where), std::move(problem), std::move(fix)));
+}
+
 // 1-based line number of byte `offset` in `text` (pugixml reports byte offsets).
 inline int line_at_offset(std::string_view text, std::ptrdiff_t offset) {
   if (offset < 0) return 0;

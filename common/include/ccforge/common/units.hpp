@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace ccforge {
 
@@ -75,6 +76,18 @@ inline std::optional<ByteCount> parse_size(std::string_view text) {
   }
   if (value > std::numeric_limits<ByteCount>::max() / multiplier) return std::nullopt;
   return value * multiplier;
+}
+
+// The nccl-tests size sweep -b MIN -e MAX -f FACTOR: MIN, MIN*FACTOR, ... up to MAX inclusive.
+// Empty when the sweep is ill-formed (MIN 0, MIN > MAX or FACTOR < 2), so callers can report it.
+inline std::vector<ByteCount> size_sweep(ByteCount min_bytes, ByteCount max_bytes, std::uint64_t factor) {
+  std::vector<ByteCount> sizes;
+  if (min_bytes == 0 || min_bytes > max_bytes || factor < 2) return sizes;
+  for (ByteCount s = min_bytes; s <= max_bytes; s *= factor) {
+    sizes.push_back(s);
+    if (s > max_bytes / factor) break;  // the next step would overflow or pass MAX
+  }
+  return sizes;
 }
 
 // "1K", "64M", "1G" when exact, plain bytes otherwise.

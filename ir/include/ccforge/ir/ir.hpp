@@ -31,6 +31,10 @@ std::optional<Protocol> protocol_from_string(std::string_view s);  // case-insen
 // The executor's sizeMultiplier: ngpus for allgather, reducescatter, alltoall; 1 otherwise.
 int size_multiplier(Collective c, int ngpus);
 
+// nccl-tests busbw = algbw x this factor (nccl-tests doc/PERFORMANCE.md): 2(p-1)/p for allreduce,
+// (p-1)/p for allgather, reducescatter, alltoall(v), gather and scatter, 1 otherwise.
+double bus_bandwidth_factor(Collective c, int ngpus);
+
 // Limits of msccl-executor-nccl (formats.md §1.5); the checker enforces them.
 struct Limits {
   int max_steps_per_tb = 64;      // MSCCL_MAX_NUM_STEPS

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -24,6 +25,11 @@ ParamTable default_sim_params();
 struct SimParams {
   ParamTable table = default_sim_params();
 };
+
+// Reads a profile (`ccforge calibrate` output) and splits it between its two owners: "sim." entries
+// are applied to `params`; "link." entries come back as topology load options. Any other name, and a
+// name either table does not know, is a DiagError at its profile line.
+topo::LoadOptions apply_profile(const std::filesystem::path& profile_path, SimParams& params);
 
 // Chrome/Perfetto trace of one simulation: slices on threadblock tracks, link load as counters.
 struct TraceSlice {
@@ -103,8 +109,7 @@ NcclChoice nccl_choose(const topo::Topology& topo, ir::Collective coll, ByteCoun
 SimResult simulate_nccl(const topo::Topology& topo, ir::Collective coll, const CallSpec& call,
                         const NcclRequest& request, const SimParams& params, Trace* trace = nullptr);
 
-// nccl-tests bandwidths (doc/PERFORMANCE.md): algbw = size / time; busbw = algbw * factor.
+// nccl-tests' algbw (doc/PERFORMANCE.md) = size / time; busbw = algbw * ir::bus_bandwidth_factor.
 double algbw_gbs(ByteCount bytes, SimTime time);
-double busbw_factor(ir::Collective coll, int ngpus);
 
 }  // namespace ccforge::sim

@@ -31,6 +31,8 @@ const char* to_string(VertexKind kind);
 const char* to_string(LinkKind kind);
 const char* to_string(PathClass cls);
 const char* to_string(GpuArch arch);
+// The per-architecture key inside model parameter names: "sm70", "sm80", "sm90", "sm100", "cdna3".
+const char* param_key(GpuArch arch);
 
 struct Vertex {
   VertexKind kind;

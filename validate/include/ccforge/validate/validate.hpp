@@ -18,9 +18,6 @@
 
 namespace ccforge::validate {
 
-// nccl-tests' bus-bandwidth factor (nccl-tests doc/PERFORMANCE.md): busbw = algbw * factor.
-double bus_bandwidth_factor(ir::Collective c, int nranks);
-
 // An algorithm to measure and where it came from.
 struct Candidate {
   ir::Algorithm algorithm;
