@@ -14,6 +14,7 @@
 #include "ccforge/sim/sim.hpp"
 #include "ccforge/topology/topology.hpp"
 #include "commands.hpp"
+#include "size_flags.hpp"
 
 namespace ccforge::cli {
 namespace {
@@ -36,14 +37,6 @@ struct Row {
   std::uint64_t count;
   sim::SimResult result;
 };
-
-std::vector<ByteCount> parse_sizes(const SimFlags& f) {
-  const auto b = parse_size(f.begin), e = parse_size(f.end);
-  if (!b || !e || *b == 0) fail_at("-b/-e", 0, "sizes must look like 1K, 64M, 1G and be > 0", "");
-  if (*b > *e) fail_at("-b/-e", 0, "-b must not exceed -e", "");
-  if (f.factor < 2) fail_at("-f", 0, "the size factor must be >= 2", "");
-  return size_sweep(*b, *e, static_cast<std::uint64_t>(f.factor));
-}
 
 // Element count of a call as nccl-tests reports it; the size is rounded down to whole elements (and to
 // whole per-rank shares for collectives whose size is the total over ranks).
@@ -111,7 +104,7 @@ void run(const SimFlags& f) {
   if (f.format != "table" && f.format != "csv" && f.format != "json") {
     fail_at("--format", 0, "unknown format '" + f.format + "'", "use table, csv or json");
   }
-  const std::vector<ByteCount> sizes = parse_sizes(f);
+  const std::vector<ByteCount> sizes = sizes_from_flags(f.begin, f.end, f.factor);
   const topo::LoadOptions options = f.profile.empty() ? topo::LoadOptions{} : sim::apply_profile(f.profile, params);
   const topo::Topology topo = topo::load_topology(f.topo, options);
   const auto request = sim::parse_nccl_request(f.algo);

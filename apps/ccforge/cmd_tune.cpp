@@ -15,6 +15,7 @@
 #include "ccforge/sim/sim.hpp"
 #include "ccforge/topology/topology.hpp"
 #include "commands.hpp"
+#include "size_flags.hpp"
 
 namespace ccforge::cli {
 namespace {
@@ -44,14 +45,6 @@ std::vector<ir::Collective> parse_collectives(const std::string& text) {
     colls.push_back(*c);
   }
   return colls;
-}
-
-std::vector<ByteCount> parse_sizes(const TuneFlags& f) {
-  const auto b = parse_size(f.begin), e = parse_size(f.end);
-  if (!b || !e || *b == 0) throw CLI::ValidationError("-b/-e", "sizes must look like 1K, 64M, 1G and be > 0");
-  if (*b > *e) throw CLI::ValidationError("-b/-e", "-b must not exceed -e");
-  if (f.factor < 2) throw CLI::ValidationError("-f", "the size factor must be >= 2");
-  return size_sweep(*b, *e, static_cast<std::uint64_t>(f.factor));
 }
 
 void print_registry() {
@@ -111,7 +104,7 @@ void run_tune(const TuneFlags& f) {
   if (f.min_gain < 0) throw CLI::ValidationError("--min-gain", "must be >= 0");
   search::TuneOptions options;
   options.collectives = parse_collectives(f.coll);
-  options.sizes = parse_sizes(f);
+  options.sizes = sizes_from_flags(f.begin, f.end, f.factor);
   options.min_gain = f.min_gain;
   options.jobs = f.jobs;
   options.dtype = f.dtype;
