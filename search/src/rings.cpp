@@ -1,9 +1,10 @@
 // Ring discovery. On a switch (NVSwitch, or no direct links) every ring order is physically the same,
-// so the identity order is repeated; multi-node identity visits nodes in order with one crossing per
-// node boundary, as NCCL's inter-node rings do. On direct-connect graphs (DGX-1 hybrid cube-mesh)
-// rings are Hamiltonian cycles over direct links, each consuming one unit (the narrowest link's
-// bandwidth) of every link it uses, so the rings found never share a link beyond its capacity; the
-// largest such set is searched for, since the first cycles found greedily can block the others.
+// so the identity order is repeated; multi-node rings visit nodes in order with one crossing per node
+// boundary, each ring on its own rail, as NCCL's inter-node rings do. On direct-connect graphs (DGX-1
+// hybrid cube-mesh) rings are Hamiltonian cycles over direct links, each consuming one unit (the
+// narrowest link's bandwidth) of every link it uses, so the rings found never share a link beyond its
+// capacity; the largest such set is searched for, since the first cycles found greedily can block the
+// others.
 #include <algorithm>
 #include <cmath>
 
@@ -115,6 +116,20 @@ Units link_units(const CapacityMatrix& cap) {
   return units;
 }
 
+// Multi-node: ring j enters every node at local GPU j and leaves it from local GPU j-1, so its node
+// crossings travel on rail j (the route to the next node's GPU j goes through this node's GPU j and
+// its NIC, topology/README.md) and rings on different channels use different NICs, as NCCL's do.
+std::vector<std::vector<int>> rail_rings(int nodes, int gpus_per_node, int count) {
+  std::vector<std::vector<int>> rings;
+  for (int j = 0; j < count; ++j) {
+    std::vector<int> ring;
+    for (int n = 0; n < nodes; ++n)
+      for (int a = 0; a < gpus_per_node; ++a) ring.push_back(n * gpus_per_node + (j + a) % gpus_per_node);
+    rings.push_back(std::move(ring));
+  }
+  return rings;
+}
+
 }  // namespace
 
 std::vector<std::vector<int>> find_rings(const topo::Topology& topo, int count) {
@@ -126,6 +141,7 @@ std::vector<std::vector<int>> find_rings(const topo::Topology& topo, int count) 
                               std::any_of(units.begin(), units.end(), [](const auto& row) {
                                 return std::any_of(row.begin(), row.end(), [](int u) { return u > 0; });
                               });
+  if (topo.num_nodes() > 1) return rail_rings(topo.num_nodes(), topo.gpus_per_node(), count);
   if (!direct_connect) return std::vector<std::vector<int>>(static_cast<std::size_t>(count), identity);
   const auto cycles = CycleEnumerator(units).all();
   auto rings = CyclePacker(cycles, units, count).best();

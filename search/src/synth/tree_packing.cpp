@@ -1,12 +1,13 @@
-// Spanning-tree packing over the direct GPU-GPU link graph.
-// Rates are found to one part in a million of the narrowest link (integer max-flow).
+// Spanning-tree packing over the packing graph (packing_graph.cpp): GPUs, relays, and the links each
+// GPU-to-GPU tree edge loads. Rates are found to one part in a million of the narrowest link.
 // Bound (ForestColl, arXiv 2402.06787, via Edmonds' arborescence packing theorem): every root can
 // spread its data at rate x at once iff, with a super source s and an edge s->u of capacity x into
-// every GPU u, the max flow from s to every GPU v is at least p*x. Binary search on x with Boost.Graph
-// max-flow gives the optimal rate. Packing: trees are grown greedily (Prim-style) from each root,
-// each new edge chosen to maximise the bandwidth share cap/(load+1) it would get; the rate the packing
-// achieves is reported next to the optimum rather than assumed. A local search then regrows single
-// trees against the others' load while that lowers the bottleneck link's load per capacity.
+// every GPU u, the max flow from s to every GPU v is at least p*x; relays (switches, CPUs) only
+// forward. Binary search on x with Boost.Graph max-flow gives the optimal rate. Packing: trees are
+// grown greedily (Prim-style) from each root, each new edge chosen to maximise the bandwidth share
+// cap/(load+1) on the busiest link it loads; the rate the packing achieves is reported next to the
+// optimum rather than assumed. A local search then regrows single trees against the others' load
+// while that lowers the bottleneck link's load per capacity.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -41,44 +42,41 @@ void add_arc(FlowGraph& g, int u, int v, long cap) {
 // Max-flow runs on integer capacities (push-relabel's flow check is exact): capacities in units of a
 // millionth of the narrowest link, so the optimal rate is found to one part in a million.
 struct IntegerGraph {
-  std::vector<std::vector<long>> cap;
+  int gpus = 0, vertices = 0;
+  std::vector<PackingGraph::Link> links;
+  std::vector<long> cap;
   double unit = 1.0;  // bytes/s per integer step
 };
 
-IntegerGraph to_integer(const CapacityMatrix& cap) {
+IntegerGraph to_integer(const PackingGraph& graph) {
   constexpr double kStepsPerNarrowestLink = 1e6;
   double narrowest = 0.0;
-  for (const auto& row : cap)
-    for (double c : row)
-      if (c > 0.0 && (narrowest == 0.0 || c < narrowest)) narrowest = c;
-  IntegerGraph g{std::vector<std::vector<long>>(cap.size(), std::vector<long>(cap.size(), 0)), narrowest / kStepsPerNarrowestLink};
-  for (std::size_t u = 0; u < cap.size(); ++u)
-    for (std::size_t v = 0; v < cap.size(); ++v) g.cap[u][v] = std::lround(cap[u][v] / g.unit);
+  for (const auto& link : graph.links)
+    if (link.bytes_per_s > 0.0 && (narrowest == 0.0 || link.bytes_per_s < narrowest)) narrowest = link.bytes_per_s;
+  IntegerGraph g{graph.gpus, graph.vertices, graph.links, {}, narrowest / kStepsPerNarrowestLink};
+  for (const auto& link : graph.links) g.cap.push_back(std::lround(link.bytes_per_s / g.unit));
   return g;
 }
 
+// Super source (the last vertex) feeds every GPU at rate x; relays only forward.
 long max_flow_to(const IntegerGraph& ig, long x, int sink) {
-  const int p = static_cast<int>(ig.cap.size());
-  FlowGraph g(static_cast<std::size_t>(p + 1));
-  for (int u = 0; u < p; ++u)
-    for (int v = 0; v < p; ++v)
-      if (ig.cap[u][v] > 0) add_arc(g, u, v, ig.cap[u][v]);
-  for (int u = 0; u < p; ++u) add_arc(g, p, u, x);
-  return boost::push_relabel_max_flow(g, static_cast<std::size_t>(p), static_cast<std::size_t>(sink));
+  FlowGraph g(static_cast<std::size_t>(ig.vertices + 1));
+  for (std::size_t i = 0; i < ig.links.size(); ++i)
+    if (ig.cap[i] > 0) add_arc(g, ig.links[i].from, ig.links[i].to, ig.cap[i]);
+  for (int u = 0; u < ig.gpus; ++u) add_arc(g, ig.vertices, u, x);
+  return boost::push_relabel_max_flow(g, static_cast<std::size_t>(ig.vertices), static_cast<std::size_t>(sink));
 }
 
 bool rate_feasible(const IntegerGraph& g, long x) {
-  const long p = static_cast<long>(g.cap.size());
-  for (int v = 0; v < p; ++v)
-    if (max_flow_to(g, x, v) < p * x) return false;
+  for (int v = 0; v < g.gpus; ++v)
+    if (max_flow_to(g, x, v) < g.gpus * x) return false;
   return true;
 }
 
-double optimal_rate(const CapacityMatrix& cap) {
-  const IntegerGraph g = to_integer(cap);
+double optimal_rate(const PackingGraph& graph) {
+  const IntegerGraph g = to_integer(graph);
   long lo = 0, hi = 0;  // lo feasible, hi + 1 not (hi: total capacity)
-  for (const auto& row : g.cap)
-    for (long c : row) hi += c;
+  for (long c : g.cap) hi += c;
   while (lo < hi) {
     const long mid = lo + (hi - lo + 1) / 2;
     if (rate_feasible(g, mid)) lo = mid;
@@ -87,8 +85,27 @@ double optimal_rate(const CapacityMatrix& cap) {
   return static_cast<double>(lo) * g.unit;
 }
 
-GenRequest::Tree grow_tree(const CapacityMatrix& cap, std::vector<std::vector<int>>& load, int root) {
-  const int p = static_cast<int>(cap.size());
+using Load = std::vector<int>;  // tree edges on each link
+
+void add_edge_load(const PackingGraph& graph, Load& load, int u, int v, int delta) {
+  for (int l : graph.edge_links[static_cast<std::size_t>(u)][static_cast<std::size_t>(v)]) load[static_cast<std::size_t>(l)] += delta;
+}
+
+// The bandwidth one more tree edge u->v would get: its most loaded link's capacity shared with the
+// tree edges already on it.
+double share_of(const PackingGraph& graph, const Load& load, int u, int v) {
+  double share = std::numeric_limits<double>::infinity();
+  for (int l : graph.edge_links[static_cast<std::size_t>(u)][static_cast<std::size_t>(v)])
+    share = std::min(share, graph.links[static_cast<std::size_t>(l)].bytes_per_s / (load[static_cast<std::size_t>(l)] + 1));
+  return share;
+}
+
+bool is_edge(const PackingGraph& graph, int u, int v) {
+  return !graph.edge_links[static_cast<std::size_t>(u)][static_cast<std::size_t>(v)].empty();
+}
+
+GenRequest::Tree grow_tree(const PackingGraph& graph, Load& load, int root) {
+  const int p = graph.gpus;
   GenRequest::Tree t{root, std::vector<int>(static_cast<std::size_t>(p), -1)};
   std::vector<bool> in_tree(static_cast<std::size_t>(p), false);
   in_tree[static_cast<std::size_t>(root)] = true;
@@ -98,8 +115,8 @@ GenRequest::Tree grow_tree(const CapacityMatrix& cap, std::vector<std::vector<in
     for (int u = 0; u < p; ++u) {
       if (!in_tree[static_cast<std::size_t>(u)]) continue;
       for (int v = 0; v < p; ++v) {
-        if (in_tree[static_cast<std::size_t>(v)] || cap[u][v] <= 0.0) continue;
-        const double share = cap[u][v] / (load[u][v] + 1);
+        if (in_tree[static_cast<std::size_t>(v)] || !is_edge(graph, u, v)) continue;
+        const double share = share_of(graph, load, u, v);
         if (share > best_share) {
           best_share = share;
           best_u = u;
@@ -109,61 +126,58 @@ GenRequest::Tree grow_tree(const CapacityMatrix& cap, std::vector<std::vector<in
     }
     in_tree[static_cast<std::size_t>(best_v)] = true;
     t.parent[static_cast<std::size_t>(best_v)] = best_u;
-    ++load[best_u][best_v];
+    add_edge_load(graph, load, best_u, best_v, +1);
   }
   return t;
 }
 
-using Load = std::vector<std::vector<int>>;
-
-void add_load(Load& load, const GenRequest::Tree& t, int delta) {
+void add_load(const PackingGraph& graph, Load& load, const GenRequest::Tree& t, int delta) {
   for (std::size_t v = 0; v < t.parent.size(); ++v)
-    if (t.parent[v] >= 0) load[static_cast<std::size_t>(t.parent[v])][v] += delta;
+    if (t.parent[v] >= 0) add_edge_load(graph, load, t.parent[v], static_cast<int>(v), delta);
 }
 
 // The packing's quality: the busiest link's load per capacity (lower is better), then how many links
 // sit at that level, so that moves which thin out the bottleneck count as progress.
-std::pair<double, int> congestion(const CapacityMatrix& cap, const Load& load) {
+std::pair<double, int> congestion(const PackingGraph& graph, const Load& load) {
   double worst = 0.0;
   int at_worst = 0;
-  for (std::size_t u = 0; u < cap.size(); ++u)
-    for (std::size_t v = 0; v < cap.size(); ++v) {
-      if (load[u][v] == 0) continue;
-      const double ratio = load[u][v] / cap[u][v];
-      if (ratio > worst * (1 + 1e-12)) {
-        worst = ratio;
-        at_worst = 1;
-      } else if (ratio >= worst * (1 - 1e-12)) {
-        ++at_worst;
-      }
+  for (std::size_t l = 0; l < graph.links.size(); ++l) {
+    if (load[l] == 0) continue;
+    const double ratio = load[l] / graph.links[l].bytes_per_s;
+    if (ratio > worst * (1 + 1e-12)) {
+      worst = ratio;
+      at_worst = 1;
+    } else if (ratio >= worst * (1 - 1e-12)) {
+      ++at_worst;
     }
+  }
   return {worst, at_worst};
 }
 
 // Local search: regrow one tree at a time against the others' load and keep the change when the
 // congestion drops; stops at a pass without improvement (or after a fixed number of passes).
-void improve(const CapacityMatrix& cap, Load& load, std::vector<GenRequest::Tree>& trees) {
+void improve(const PackingGraph& graph, Load& load, std::vector<GenRequest::Tree>& trees) {
   constexpr int kMostPasses = 50;
   for (int pass = 0; pass < kMostPasses; ++pass) {
     bool improved = false;
     for (auto& tree : trees) {
-      const auto before = congestion(cap, load);
-      add_load(load, tree, -1);
-      GenRequest::Tree regrown = grow_tree(cap, load, tree.root);  // adds its own load
-      if (congestion(cap, load) < before) {
+      const auto before = congestion(graph, load);
+      add_load(graph, load, tree, -1);
+      GenRequest::Tree regrown = grow_tree(graph, load, tree.root);  // adds its own load
+      if (congestion(graph, load) < before) {
         tree = std::move(regrown);
         improved = true;
       } else {
-        add_load(load, regrown, -1);
-        add_load(load, tree, +1);
+        add_load(graph, load, regrown, -1);
+        add_load(graph, load, tree, +1);
       }
     }
     if (!improved) return;
   }
 }
 
-bool strongly_connected(const CapacityMatrix& cap) {
-  const int p = static_cast<int>(cap.size());
+bool strongly_connected(const PackingGraph& graph) {
+  const int p = graph.gpus;
   for (int dir = 0; dir < 2; ++dir) {
     std::vector<bool> seen(static_cast<std::size_t>(p), false);
     std::vector<int> stack{0};
@@ -172,8 +186,8 @@ bool strongly_connected(const CapacityMatrix& cap) {
       const int u = stack.back();
       stack.pop_back();
       for (int v = 0; v < p; ++v) {
-        const double c = dir == 0 ? cap[u][v] : cap[v][u];
-        if (c > 0.0 && !seen[static_cast<std::size_t>(v)]) {
+        const bool edge = dir == 0 ? is_edge(graph, u, v) : is_edge(graph, v, u);
+        if (edge && !seen[static_cast<std::size_t>(v)]) {
           seen[static_cast<std::size_t>(v)] = true;
           stack.push_back(v);
         }
@@ -186,28 +200,28 @@ bool strongly_connected(const CapacityMatrix& cap) {
 
 }  // namespace
 
-std::optional<TreePacking> pack_trees(const CapacityMatrix& cap, int trees_per_root) {
-  const int p = static_cast<int>(cap.size());
-  if (p < 2 || trees_per_root < 1 || !strongly_connected(cap)) return std::nullopt;
+std::optional<TreePacking> pack_trees(const PackingGraph& graph, int trees_per_root) {
+  const int p = graph.gpus;
+  if (p < 2 || trees_per_root < 1 || !strongly_connected(graph)) return std::nullopt;
   TreePacking packing;
-  packing.optimal_rate = Bandwidth{optimal_rate(cap)};
+  packing.optimal_rate = Bandwidth{optimal_rate(graph)};
   packing.trees_per_root = trees_per_root;
-  Load load(static_cast<std::size_t>(p), std::vector<int>(static_cast<std::size_t>(p), 0));
+  Load load(graph.links.size(), 0);
   // Round-robin over roots so that no root gets all the best links.
   std::vector<GenRequest::Tree> round_major;
   for (int t = 0; t < trees_per_root; ++t)
-    for (int i = 0; i < p; ++i) round_major.push_back(grow_tree(cap, load, (i + t) % p));
-  improve(cap, load, round_major);
+    for (int i = 0; i < p; ++i) round_major.push_back(grow_tree(graph, load, (i + t) % p));
+  improve(graph, load, round_major);
   for (int r = 0; r < p; ++r)
     for (const auto& tree : round_major)
       if (tree.root == r) packing.trees.push_back(tree);
   // Each tree carries 1/T of its root's data; the busiest link relative to its capacity sets the rate.
-  double worst = std::numeric_limits<double>::infinity();
-  for (int u = 0; u < p; ++u)
-    for (int v = 0; v < p; ++v)
-      if (load[u][v] > 0) worst = std::min(worst, cap[u][v] / load[u][v]);
-  packing.packed_rate = Bandwidth{worst * trees_per_root};
+  packing.packed_rate = Bandwidth{trees_per_root / congestion(graph, load).first};
   return packing;
+}
+
+std::optional<TreePacking> pack_trees(const CapacityMatrix& cap, int trees_per_root) {
+  return pack_trees(packing_graph(cap), trees_per_root);
 }
 
 }  // namespace ccforge::search

@@ -26,12 +26,11 @@ Grid grid_for(std::string_view generator) {
   if (generator == "direct" || generator == "twoshot") return {{1}, {1, 2, 4, 8}, {1}};
   if (generator == "dbtree") return {{1}, {1, 2, 4}, {1, 4, 8}};
   if (generator == "bintree") return {{1}, {1, 4}, {1, 4, 8}};
-  if (generator == "treepack") return {{1}, {1, 2}, {1, 2}};
+  if (generator == "treepack") return {{1}, {1, 2}, {1, 2, 8}};  // 8: deep trees on switch graphs need pipelining
   return {{1}, {1, 2, 4}, {1}};  // rd, rhd, bruck, scatter_allgather, hierarchical
 }
 
 constexpr int kMostRings = 8;
-constexpr int kMostTreesPerRoot = 8;
 
 // Shared inputs of every request for this topology.
 struct TopologyInputs {
@@ -39,20 +38,10 @@ struct TopologyInputs {
   std::vector<std::vector<GenRequest::Tree>> tree_sets;  // one per trees-per-root choice
 };
 
-TopologyInputs topology_inputs(const topo::Topology& topo) {
+TopologyInputs topology_inputs(const topo::Topology& topo, ir::Collective coll) {
   TopologyInputs inputs;
   inputs.rings = find_rings(topo, kMostRings);
-  // One tree per root (shallowest schedule) and the fewest trees per root that reach the best packed
-  // rate (DGX-1: 6 trees per root reach the max-flow optimum).
-  const CapacityMatrix cap = direct_link_capacity(topo);
-  std::optional<TreePacking> single = pack_trees(cap, 1), best = single;
-  if (!single) return inputs;
-  for (int t = 2; t <= kMostTreesPerRoot; ++t) {
-    auto packing = pack_trees(cap, t);
-    if (packing && packing->packed_rate.bytes_per_s > best->packed_rate.bytes_per_s * (1 + 1e-9)) best = std::move(packing);
-  }
-  inputs.tree_sets.push_back(single->trees);
-  if (best->trees_per_root > 1) inputs.tree_sets.push_back(best->trees);
+  inputs.tree_sets = synthesis_tree_sets(topo, coll);
   return inputs;
 }
 
@@ -74,7 +63,7 @@ void try_one(const GeneratorInfo& gen, const GenRequest& req, CandidateSet& out)
 }  // namespace
 
 CandidateSet enumerate_candidates(const topo::Topology& topo, ir::Collective coll) {
-  const TopologyInputs inputs = topology_inputs(topo);
+  const TopologyInputs inputs = topology_inputs(topo, coll);
   CandidateSet set;
   for (const GeneratorInfo& gen : generators()) {
     if (std::find(gen.collectives.begin(), gen.collectives.end(), coll) == gen.collectives.end()) continue;

@@ -74,7 +74,8 @@ Generated try_generate(const GeneratorInfo& gen, const GenRequest& request);
 // Up to `count` ring orders over the GPUs of `topo`. On an NVSwitch (or any single switch) all rings
 // are equivalent and the identity order is repeated; on direct-connect graphs (DGX-1 hybrid cube-mesh,
 // xGMI meshes) rings are Hamiltonian cycles over direct GPU-GPU links that use disjoint link capacity,
-// so fewer than `count` may come back; multi-node rings visit nodes in order, GPUs in local order.
+// so fewer than `count` may come back; multi-node rings visit nodes in order, ring j entering each node
+// at local GPU j so that its crossings use rail j.
 std::vector<std::vector<int>> find_rings(const topo::Topology& topo, int count);
 
 // Lower bounds (algorithms.md §10) on the time of one call with `bytes` as nccl-tests counts them
@@ -101,6 +102,40 @@ using CapacityMatrix = std::vector<std::vector<double>>;
 CapacityMatrix direct_link_capacity(const topo::Topology& topo);
 // Returns nullopt when the graph is not strongly connected over direct links.
 std::optional<TreePacking> pack_trees(const CapacityMatrix& cap, int trees_per_root);
+
+// Which way a packed tree's data moves: away from the root (allgather, broadcast), towards it
+// (reducescatter, reduce), or both (allreduce: reduce up the tree, then spread down the same tree).
+enum class TreeTraffic { Down, Up, Both };
+TreeTraffic tree_traffic(ir::Collective coll);
+
+// The graph tree packing runs on, as the simulator moves data: vertices 0..gpus-1 are the GPUs (rank
+// order), further vertices are relays (NVSwitch, PCIe switches, CPUs) that forward but never end a
+// tree edge. A tree edge u->v is a transfer over u's route to v, so it loads every link of that route
+// (and, for TreeTraffic::Both, of v's route back to u); GPU pairs whose route passes through another GPU
+// are not tree edges (that path is two tree edges).
+struct PackingGraph {
+  struct Link {
+    int from = 0, to = 0;
+    double bytes_per_s = 0.0;
+  };
+  int gpus = 0;
+  int vertices = 0;
+  std::vector<Link> links;
+  std::vector<std::vector<std::vector<int>>> edge_links;  // [u][v]: indices into links; empty: no edge
+  bool switched = false;  // some tree edge crosses a relay (a switch graph, not direct GPU links)
+};
+PackingGraph packing_graph(const topo::Topology& topo, TreeTraffic traffic);
+PackingGraph packing_graph(const CapacityMatrix& cap);  // one link per nonzero entry, down traffic
+// Returns nullopt when some GPU cannot reach every other over tree edges. The optimal rate is the
+// allgather bound over the links tree edges use (relays included, as ForestColl); the packed rate
+// counts the graph's traffic direction(s).
+std::optional<TreePacking> pack_trees(const PackingGraph& graph, int trees_per_root);
+
+// The tree sets `treepack` is offered for `coll` on `topo`: one tree per root and the fewest trees per
+// root reaching the best packed rate. Single-node topologies only (multi-node is `hierarchical`'s);
+// on switch graphs only where the packing loads its busiest link less than the identity ring does
+// (NVSwitch: never, every GPU's port is the bottleneck either way; PCIe trees, degraded links: yes).
+std::vector<std::vector<GenRequest::Tree>> synthesis_tree_sets(const topo::Topology& topo, ir::Collective coll);
 
 // ---------------------------------------------------------------------------------------------------
 // Tuning: candidates for a topology, simulated at every size, winners per size, merged into bands.
