@@ -20,6 +20,13 @@ ProtocolCosts protocol_costs(const ParamTable& params, ir::Protocol proto, topo:
   return c;
 }
 
+MscclRuntimeCosts msccl_runtime_costs(const ParamTable& params) {
+  return {SimTime::from_us(params.get("sim.msccl.base_us")), SimTime::from_us(params.get("sim.msccl.dep_us")),
+          SimTime::from_us(params.get("sim.msccl.line_forward_us"))};
+}
+
+bool forwards_per_line(ir::Protocol proto) { return proto != ir::Protocol::Simple; }
+
 SimTime sync_cost(const ProtocolCosts& costs, topo::PathClass cls) {
   switch (cls) {
     case topo::PathClass::Loc:

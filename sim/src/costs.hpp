@@ -19,6 +19,18 @@ struct ProtocolCosts {
 
 ProtocolCosts protocol_costs(const ParamTable& params, ir::Protocol proto, topo::GpuArch arch);
 
+// Costs of msccl-executor-nccl's own runtime, the same for every protocol (one kernel, one flag scheme).
+struct MscclRuntimeCosts {
+  SimTime base;         // per call: the MSCCL kernel's launch and completion
+  SimTime dep_handoff;  // cross-threadblock dependency: publisher's barrier, fence and flag store until the waiter sees it
+  SimTime line_forward; // LL/LL128 forwarding step: from a line landing to the same thread storing it to the next peer
+};
+MscclRuntimeCosts msccl_runtime_costs(const ParamTable& params);
+
+// LL and LL128 receivers poll a flag per line and pass each line on as it lands; Simple hands over
+// whole buffer slots.
+bool forwards_per_line(ir::Protocol proto);
+
 // Per-step protocol cost for a route of this class (NVLink, PCIe/CPU, or network).
 SimTime sync_cost(const ProtocolCosts& costs, topo::PathClass cls);
 

@@ -27,6 +27,16 @@ class Lowering {
   // `with_sync` false: a later slice of a pipelined step, whose handshake the first slice already paid.
   TaskId add_transfer(int src, int dst, double payload, const ProtocolCosts& costs, int track, std::uint32_t label,
                       bool with_sync = true, double weight = 1.0);
+  // The same transfer split where its first byte reaches `dst`: `head` pays the alpha, `flow` (after
+  // it) moves the bytes. A forwarding receiver may start on `head` (LL/LL128 pass on each line as it
+  // arrives) instead of waiting for `flow` to end.
+  struct StreamedTransfer {
+    TaskId head;
+    TaskId flow;
+  };
+  // `turnaround`: extra time before the first byte leaves (a forwarding receiver seeing its line land).
+  StreamedTransfer add_streamed_transfer(int src, int dst, double payload, const ProtocolCosts& costs, SimTime turnaround,
+                                         int track, std::uint32_t label);
   // A task carried by a path that is the union of several routes (NVLS: one reduce or multicast
   // operation loads every GPU's switch port once).
   TaskId add_fabric_op(PathId path, double wire_bytes, double rate_cap, SimTime delay, int track, std::uint32_t label,
@@ -44,6 +54,9 @@ class Lowering {
 
  private:
   PathId route_path(int src, int dst, const ProtocolCosts& costs);
+  SimTime transfer_alpha(int src, int dst, const ProtocolCosts& costs, bool with_sync) const;
+  // A transfer's flow part (no alpha): bytes on the wire, the threadblock cap, the route.
+  Task transfer_task(int src, int dst, double payload, const ProtocolCosts& costs, int track, std::uint32_t label);
   std::uint32_t issue_resource(int gpu, double capacity);
 
   const topo::Topology& topo_;

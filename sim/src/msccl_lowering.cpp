@@ -5,6 +5,7 @@
 #include <fmt/core.h>
 
 #include <algorithm>
+#include <limits>
 #include <map>
 #include <tuple>
 
@@ -43,6 +44,13 @@ bool receives(ir::OpType t) {
 struct StepRef {
   int rank, tb, step;
 };
+// A step's tasks: `entry` waits for what the step waits for, `exit` ends it. `head` (a sending step of
+// an LL/LL128 algorithm, else kNoTask) is when its first line reaches the peer, so that a forwarding
+// receiver can start on it.
+inline constexpr TaskId kNoTask = std::numeric_limits<TaskId>::max();
+struct StepTasks {
+  TaskId entry, exit, head = kNoTask;
+};
 using Connection = std::tuple<int, int, int>;  // src rank, dst rank, channel
 
 void check_fits(const topo::Topology& topo, const ir::Algorithm& algo, const CallSpec& call) {
@@ -65,9 +73,11 @@ class MscclLowering {
  public:
   MscclLowering(Lowering& low, const ir::Algorithm& algo) : low_(low), algo_(algo) {
     costs_ = protocol_costs(low.params(), algo.protocol, low.arch());
+    runtime_ = msccl_runtime_costs(low.params());
     for (int t = 0; t <= static_cast<int>(ir::OpType::Nop); ++t) {
       labels_[t] = low.graph().add_label(ir::to_string(static_cast<ir::OpType>(t)));
     }
+    flag_label_ = low.graph().add_label("flag wait");
   }
 
   void lower(ByteCount chunk_bytes) {
@@ -85,8 +95,8 @@ class MscclLowering {
  private:
   void lower_iteration(double tile_bytes, std::vector<TaskId>& last_of_tb) {
     // First pass: a task per step, serial within a tb.
-    std::vector<std::vector<std::vector<TaskId>>> task(algo_.gpus.size());
-    std::map<Connection, std::vector<TaskId>> sent, received;
+    std::vector<std::vector<std::vector<StepTasks>>> task(algo_.gpus.size());
+    std::map<Connection, std::vector<StepTasks>> sent, received;
     std::size_t flat = 0;
     const bool first = last_of_tb.empty();
     for (const ir::GpuProgram& gpu : algo_.gpus) {
@@ -97,18 +107,18 @@ class MscclLowering {
                                                  tb.recv_peer, tb.channel));
         for (std::size_t s = 0; s < tb.steps.size(); ++s) {
           const ir::Step& step = tb.steps[s];
-          const TaskId t = add_step(gpu.rank, tb, step, tile_bytes, track);
-          step_refs_.push_back(StepRef{gpu.rank, tb.id, static_cast<int>(s)});
+          const StepTasks t = add_step(gpu.rank, tb, step, tile_bytes, track);
+          step_refs_.resize(low_.graph().size(), StepRef{gpu.rank, tb.id, static_cast<int>(s)});
           if (s > 0)
-            low_.graph().depend(per_tb[tb.id].back(), t);
+            low_.graph().depend(per_tb[tb.id].back().exit, t.entry);
           else if (!first)
-            low_.graph().depend(last_of_tb[flat], t);
+            low_.graph().depend(last_of_tb[flat], t.entry);
           per_tb[tb.id].push_back(t);
           if (sends(step.type)) sent[{gpu.rank, tb.send_peer, tb.channel}].push_back(t);
           if (receives(step.type)) received[{tb.recv_peer, gpu.rank, tb.channel}].push_back(t);
         }
         if (first) last_of_tb.push_back(0);
-        if (!per_tb[tb.id].empty()) last_of_tb[flat] = per_tb[tb.id].back();
+        if (!per_tb[tb.id].empty()) last_of_tb[flat] = per_tb[tb.id].back().exit;
         ++flat;
       }
     }
@@ -125,14 +135,18 @@ class MscclLowering {
                              step.dep_step),
                  "point depid/deps at an existing step");
           }
-          low_.graph().depend(task[gpu.rank][step.dep_tb][step.dep_step], task[gpu.rank][tb.id][s]);
+          const TaskId waiter = task[gpu.rank][tb.id][s].entry;
+          const TaskId handoff = low_.add_local(runtime_.dep_handoff, -1, flag_label_);
+          step_refs_.resize(low_.graph().size(), StepRef{gpu.rank, tb.id, static_cast<int>(s)});
+          low_.graph().depend(task[gpu.rank][step.dep_tb][step.dep_step].exit, handoff);
+          low_.graph().depend(handoff, waiter);
         }
       }
     }
     pair_connections(sent, received);
   }
 
-  TaskId add_step(int rank, const ir::ThreadBlock& tb, const ir::Step& step, double tile_bytes, int track) {
+  StepTasks add_step(int rank, const ir::ThreadBlock& tb, const ir::Step& step, double tile_bytes, int track) {
     const double bytes = tile_bytes * std::max(step.count, 0);
     const std::uint32_t label = labels_[static_cast<int>(step.type)];
     const topo::GpuArch arch = low_.arch();
@@ -142,26 +156,46 @@ class MscclLowering {
              fmt::format("rank {} tb {} sends but its send peer is {}", rank, tb.id, tb.send_peer),
              "set the tb's send attribute to another rank (run `ccforge ir check`)");
       }
-      return low_.add_transfer(rank, tb.send_peer, bytes, costs_, track, label);
+      if (!forwards_per_line(algo_.protocol)) return single(low_.add_transfer(rank, tb.send_peer, bytes, costs_, track, label));
+      const SimTime turnaround = receives(step.type) ? runtime_.line_forward : SimTime{0};
+      const Lowering::StreamedTransfer out =
+          low_.add_streamed_transfer(rank, tb.send_peer, bytes, costs_, turnaround, track, label);
+      if (!receives(step.type)) return StepTasks{out.head, out.flow, out.head};
+      // A forwarding step ends when both its own send and the incoming data are through.
+      const TaskId done = low_.add_local(SimTime{0}, track, label);
+      low_.graph().depend(out.flow, done);
+      return StepTasks{out.head, done, out.head};
     }
     switch (step.type) {
       case ir::OpType::Copy:
-        return low_.add_local(local_copy_time(low_.params(), arch, bytes), track, label);
+        return single(low_.add_local(local_copy_time(low_.params(), arch, bytes), track, label));
       case ir::OpType::Reduce:
       case ir::OpType::RecvReduceCopy:
-        return low_.add_local(local_reduce_time(low_.params(), arch, bytes), track, label);
+        return single(low_.add_local(local_reduce_time(low_.params(), arch, bytes), track, label));
       default:
-        return low_.add_local(SimTime{0}, track, label);
+        return single(low_.add_local(SimTime{0}, track, label));
     }
   }
 
-  void pair_connections(const std::map<Connection, std::vector<TaskId>>& sent,
-                        const std::map<Connection, std::vector<TaskId>>& received) {
+  static StepTasks single(TaskId t) { return StepTasks{t, t}; }
+
+  void pair_connections(const std::map<Connection, std::vector<StepTasks>>& sent,
+                        const std::map<Connection, std::vector<StepTasks>>& received) {
     for (const auto& [conn, sends_on_conn] : sent) {
       auto it = received.find(conn);
       const std::size_t nrecv = it == received.end() ? 0 : it->second.size();
       if (nrecv != sends_on_conn.size()) throw_unmatched(conn, sends_on_conn.size(), nrecv);
-      for (std::size_t k = 0; k < nrecv; ++k) low_.graph().depend(sends_on_conn[k], it->second[k]);
+      for (std::size_t k = 0; k < nrecv; ++k) {
+        const StepTasks& snd = sends_on_conn[k];
+        const StepTasks& rcv = it->second[k];
+        if (rcv.head != kNoTask) {
+          // Cut-through: the receiver forwards from the first line and finishes after the last.
+          low_.graph().depend(snd.head, rcv.entry);
+          low_.graph().depend(snd.exit, rcv.exit);
+        } else {
+          low_.graph().depend(snd.exit, rcv.entry);
+        }
+      }
     }
     for (const auto& [conn, recvs] : received) {
       if (!sent.contains(conn)) throw_unmatched(conn, 0, recvs.size());
@@ -179,7 +213,9 @@ class MscclLowering {
   Lowering& low_;
   const ir::Algorithm& algo_;
   ProtocolCosts costs_;
+  MscclRuntimeCosts runtime_;
   std::uint32_t labels_[static_cast<int>(ir::OpType::Nop) + 1] = {};
+  std::uint32_t flag_label_ = 0;
   std::vector<StepRef> step_refs_;
 };
 
@@ -199,8 +235,7 @@ SimResult simulate(const topo::Topology& topo, const ir::Algorithm& algo, const 
                      s.tb, s.step),
          "fix the dependency cycle (run `ccforge ir check`)");
   }
-  const ProtocolCosts costs = protocol_costs(params.table, algo.protocol, topo.gpu(0).arch);
-  return SimResult{stats.makespan + costs.base, algo.name, stats.events, stats.transfers};
+  return SimResult{stats.makespan + msccl_runtime_costs(params.table).base, algo.name, stats.events, stats.transfers};
 }
 
 }  // namespace ccforge::sim

@@ -98,11 +98,27 @@ std::vector<Param> hardware_params() {
   };
 }
 
+// msccl-executor-nccl's runtime, measured on the published ND H100 v5 MSCCL column
+// (tests/data/ndv5_msccl_vs_nccl_fp16.csv), one row each; MSCCL fidelity holds the other rows out.
+std::vector<Param> msccl_params() {
+  return {
+      {"sim.msccl.base_us", 5.14, "us",
+       "ND H100 v5 MSCCL allgather 1 KB row (ag-1k-512k: one LL send per peer): 5.65 us minus one NVSwitch "
+       "round (2 x link.nvswitch.latency 0.2557 us)"},
+      {"sim.msccl.dep_us", 1.8, "us",
+       "ND H100 v5 MSCCL allreduce 1 KB row (ap-1pass: receive, one flag handoff, local reduce): 7.50 us is met "
+       "with the base above at 1.80 us per handoff"},
+      {"sim.msccl.line_forward_us", 0.45, "us",
+       "ND H100 v5 MSCCL allreduce 512 KB row (r48ll: LL ring, 12 forwarding hops per chunk): 19.14 us is met "
+       "at 0.45 us per forwarding step"},
+  };
+}
+
 }  // namespace
 
 ParamTable default_sim_params() {
   ParamTable table;
-  for (auto* group : {&protocol_params, &threadblock_params, &gpu_issue_params, &hardware_params}) {
+  for (auto* group : {&protocol_params, &threadblock_params, &gpu_issue_params, &hardware_params, &msccl_params}) {
     for (auto& p : (*group)()) table.add(std::move(p));
   }
   return table;
