@@ -18,8 +18,8 @@ AlgorithmBuilder::AlgorithmBuilder(BuilderSpec spec) : spec_(std::move(spec)) {
     throw DiagError(Diag{{"builder " + spec_.name, 0}, "ngpus must be >= 1 and chunk counts >= 0", "fix the BuilderSpec"});
 }
 
-void AlgorithmBuilder::copy(ChunkRef src, ChunkRef dst) { record(OpType::Copy, src, dst, 0, true); }
-void AlgorithmBuilder::reduce(ChunkRef src, ChunkRef dst) { record(OpType::Reduce, src, dst, 0, true); }
+void AlgorithmBuilder::copy(ChunkRef src, ChunkRef dst, int channel) { record(OpType::Copy, src, dst, channel, true); }
+void AlgorithmBuilder::reduce(ChunkRef src, ChunkRef dst, int channel) { record(OpType::Reduce, src, dst, channel, true); }
 void AlgorithmBuilder::send(ChunkRef src, ChunkRef dst, int channel) { record(OpType::Send, src, dst, channel, false); }
 void AlgorithmBuilder::send_reduce(ChunkRef src, ChunkRef dst, int channel) { record(OpType::RecvReduceCopy, src, dst, channel, false); }
 
@@ -35,7 +35,7 @@ void AlgorithmBuilder::record(OpType kind, ChunkRef src, ChunkRef dst, int chann
   }
   if (src.count != dst.count) fail("source and destination differ in length", "use runs of equal count");
   if (local != (src.rank == dst.rank)) fail(local ? "copy/reduce must stay on one rank" : "send needs two different ranks", "use send for transfers, copy/reduce locally");
-  if (channel < 0) fail("negative channel", "use channel >= 0");
+  if (channel < (local ? -1 : 0)) fail("negative channel", local ? "use channel >= 0, or -1 to let build() choose" : "use channel >= 0");
   ops_.push_back(Op{kind, src, dst, channel});
 }
 

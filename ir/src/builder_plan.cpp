@@ -98,13 +98,14 @@ void plan_fusion(BuildPlan& plan) {
   }
 }
 
-// A local copy/reduce runs on the local tb of the channel whose transfer next uses its result, so the
-// local work of different channels spreads over several tbs instead of overflowing one.
+// A local copy/reduce not pinned to a channel runs on the local tb of the channel whose transfer next
+// uses its result, so the local work of different channels spreads over several tbs instead of
+// overflowing one.
 void plan_local_channels(BuildPlan& plan) {
   auto& ops = plan.ops;
   const OpIndex index(ops);
   for (std::size_t i = ops.size(); i-- > 0;) {
-    if (is_transfer(ops[i].kind)) continue;
+    if (is_transfer(ops[i].kind) || ops[i].channel >= 0) continue;  // transfers and pinned local ops
     const std::size_t next = index.next_touch(i, ops[i].dst);
     ops[i].channel = next == SIZE_MAX ? 0 : ops[next].channel;  // ops after i already carry their channel
   }

@@ -1,7 +1,14 @@
 // Direct family (algorithms.md §8): every rank talks to every peer in one round. One-shot allreduce
 // pushes the whole buffer to every peer's scratch and reduces locally (msccl-tools allreduce_1step);
 // two-shot is a direct reduce-scatter followed by a direct allgather (msccl-tools allreduce_allpairs).
-// Parallelism comes from `instances`; channels and chunks stay 1.
+// Parallelism comes from `instances`; channels stay 1. For the allreduces, `chunks` cuts each reduced
+// block into that many pieces whose local reductions run on as many threadblocks (pinned to their own
+// channels) instead of one after another on one tb, as the published NDv4/NDv5 allpairs files do
+// (ap-1pass: 8 reducing tbs per channel). Between two ranks that both send to
+// each other, the two directions use two channels, so each direction gets its own threadblock: on one
+// shared tb the rank whose receive comes first in program order would wait for it before sending, and
+// the round would take two transfer latencies instead of one (the published NDv4/NDv5 allpairs and
+// allgather files likewise use separate send and receive tbs).
 #include "generators.hpp"
 #include "program.hpp"
 
@@ -11,33 +18,40 @@ namespace {
 
 using C = ir::Collective;
 
+// Channel of the transfer from -> to in an exchange where both directions are used.
+int direction(int from, int to) { return from < to ? 0 : 1; }
+
 const std::vector<ir::Collective> kDirectCollectives{C::AllReduce, C::AllGather, C::ReduceScatter, C::AllToAll,
                                                      C::Broadcast,  C::Reduce,    C::Gather,        C::Scatter};
 
-// Every rank's buffer lands in scratch slot `src` of every peer, which then reduces the p-1 slots.
-void one_shot_allreduce(Program& prog, int p) {
-  for (int r = 0; r < p; ++r)
-    for (int q = 0; q < p; ++q)
-      if (q != r) prog.send(in(r, 0), scratch(q, r), 0);
-  for (int q = 0; q < p; ++q)
+// Reduces the p-1 copies of a k-piece block that arrived in rank q's scratch (slot r at r*k) into
+// input block `block`; piece j on lane (channel) j.
+void reduce_block(Program& prog, int p, int q, int block, int k) {
+  for (int j = 0; j < k; ++j)
     for (int r = 0; r < p; ++r)
-      if (r != q) prog.reduce(scratch(q, r), in(q, 0));
+      if (r != q) prog.reduce(scratch(q, r * k + j), in(q, block * k + j), j);
 }
 
-// Block q of every rank is sent to rank q's scratch and reduced there into input block q.
-void direct_reducescatter(Program& prog, int p) {
+// Every rank's buffer (k pieces) lands in scratch slot `r` of every peer, which then reduces.
+void one_shot_allreduce(Program& prog, int p, int k) {
   for (int r = 0; r < p; ++r)
     for (int q = 0; q < p; ++q)
-      if (q != r) prog.send(in(r, q), scratch(q, r), 0);
-  for (int q = 0; q < p; ++q)
-    for (int r = 0; r < p; ++r)
-      if (r != q) prog.reduce(scratch(q, r), in(q, q));
+      if (q != r) prog.send(in(r, 0, k), scratch(q, r * k, k), direction(r, q));
+  for (int q = 0; q < p; ++q) reduce_block(prog, p, q, 0, k);
 }
 
-void direct_allgather_of_blocks(Program& prog, int p) {
+// Block q (k pieces) of every rank is sent to rank q's scratch and reduced there into input block q.
+void direct_reducescatter(Program& prog, int p, int k) {
   for (int r = 0; r < p; ++r)
     for (int q = 0; q < p; ++q)
-      if (q != r) prog.send(in(r, r), in(q, r), 0);
+      if (q != r) prog.send(in(r, q * k, k), scratch(q, r * k, k), direction(r, q));
+  for (int q = 0; q < p; ++q) reduce_block(prog, p, q, q, k);
+}
+
+void direct_allgather_of_blocks(Program& prog, int p, int k) {
+  for (int r = 0; r < p; ++r)
+    for (int q = 0; q < p; ++q)
+      if (q != r) prog.send(in(r, r * k, k), in(q, r * k, k), direction(r, q));
 }
 
 void direct_rooted(Program& prog, C coll, int p) {
@@ -57,7 +71,8 @@ void direct_rooted(Program& prog, C coll, int p) {
 
 Support direct_supports(const GenRequest& req) {
   if (auto s = check_common(req, kDirectCollectives); !s.ok()) return s;
-  return need(req.channels == 1 && req.chunks == 1, "direct uses instances for parallelism: channels and chunks must be 1");
+  if (req.channels != 1) return {"direct uses instances for parallelism: channels must be 1"};
+  return need(req.chunks == 1 || req.collective == C::AllReduce, "chunks (reduction lanes) apply to allreduce only");
 }
 
 ir::Algorithm direct_generate(const GenRequest& req) {
@@ -65,20 +80,20 @@ ir::Algorithm direct_generate(const GenRequest& req) {
   const std::string name = candidate_name("direct", req);
   switch (req.collective) {
     case C::AllReduce: {
-      Program prog(req, name, 1, 1, true);
-      one_shot_allreduce(prog, p);
+      Program prog(req, name, req.chunks, req.chunks, true);
+      one_shot_allreduce(prog, p, req.chunks);
       return prog.materialize();
     }
     case C::AllGather: {
       Program prog(req, name, 1, p, true);
       for (int r = 0; r < p; ++r)
         for (int q = 0; q < p; ++q)
-          if (q != r) prog.send(in(r, 0), out(q, r), 0);
+          if (q != r) prog.send(in(r, 0), out(q, r), direction(r, q));
       return prog.materialize();
     }
     case C::ReduceScatter: {
       Program prog(req, name, p, 1, true);
-      direct_reducescatter(prog, p);
+      direct_reducescatter(prog, p, 1);
       return prog.materialize();
     }
     case C::AllToAll: {
@@ -86,7 +101,7 @@ ir::Algorithm direct_generate(const GenRequest& req) {
       for (int r = 0; r < p; ++r)
         for (int q = 0; q < p; ++q) {
           if (q == r) prog.copy(in(r, r), out(r, r));
-          else prog.send(in(r, q), out(q, r), 0);
+          else prog.send(in(r, q), out(q, r), direction(r, q));
         }
       return prog.materialize();
     }
@@ -110,14 +125,15 @@ ir::Algorithm direct_generate(const GenRequest& req) {
 
 Support twoshot_supports(const GenRequest& req) {
   if (auto s = check_common(req, {C::AllReduce}); !s.ok()) return s;
-  return need(req.channels == 1 && req.chunks == 1, "twoshot uses instances for parallelism: channels and chunks must be 1");
+  return need(req.channels == 1, "twoshot uses instances for parallelism: channels must be 1");
 }
 
 ir::Algorithm twoshot_generate(const GenRequest& req) {
   const int p = req.ngpus;
-  Program prog(req, candidate_name("twoshot", req), p, p, true);
-  direct_reducescatter(prog, p);
-  direct_allgather_of_blocks(prog, p);
+  const int k = req.chunks;
+  Program prog(req, candidate_name("twoshot", req), p * k, p * k, true);
+  direct_reducescatter(prog, p, k);
+  direct_allgather_of_blocks(prog, p, k);
   return prog.materialize();
 }
 

@@ -62,7 +62,7 @@ int Program::channels_used() const {
 // a block boundary is split so that each piece stays contiguous.
 void Program::emit(ir::AlgorithmBuilder& builder, const Op& op, int instance) const {
   const int instances = req_.instances;
-  const int channel = op.channel + instance * channels_used();
+  const int channel = op.channel < 0 ? -1 : op.channel + instance * channels_used();
   int done = 0;
   while (done < op.src.count) {
     auto map = [&](const ir::ChunkRef& ref) {
@@ -78,8 +78,8 @@ void Program::emit(ir::AlgorithmBuilder& builder, const Op& op, int instance) co
     const int n = std::min({op.src.count - done, src_left, dst_left});
     src.count = dst.count = n;
     switch (op.kind) {
-      case Kind::Copy: builder.copy(src, dst); break;
-      case Kind::Reduce: builder.reduce(src, dst); break;
+      case Kind::Copy: builder.copy(src, dst, channel); break;
+      case Kind::Reduce: builder.reduce(src, dst, channel); break;
       case Kind::Send: builder.send(src, dst, channel); break;
       case Kind::SendReduce: builder.send_reduce(src, dst, channel); break;
     }

@@ -16,8 +16,9 @@ class Program {
   // input_chunks/output_chunks are per rank for one instance, as ir::BuilderSpec counts them.
   Program(const GenRequest& req, std::string name, int input_chunks, int output_chunks, bool inplace);
 
-  void copy(ir::ChunkRef src, ir::ChunkRef dst) { ops_.push_back({Kind::Copy, src, dst, 0}); }
-  void reduce(ir::ChunkRef src, ir::ChunkRef dst) { ops_.push_back({Kind::Reduce, src, dst, 0}); }
+  // Local ops: channel -1 lets the builder place them (ir::AlgorithmBuilder::copy), >= 0 pins them.
+  void copy(ir::ChunkRef src, ir::ChunkRef dst, int channel = -1) { ops_.push_back({Kind::Copy, src, dst, channel}); }
+  void reduce(ir::ChunkRef src, ir::ChunkRef dst, int channel = -1) { ops_.push_back({Kind::Reduce, src, dst, channel}); }
   void send(ir::ChunkRef src, ir::ChunkRef dst, int channel) { ops_.push_back({Kind::Send, src, dst, channel}); }
   void send_reduce(ir::ChunkRef src, ir::ChunkRef dst, int channel) {
     ops_.push_back({Kind::SendReduce, src, dst, channel});

@@ -2,6 +2,8 @@
 // declines with a reason or produces an algorithm that the ir checker proves correct.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <fmt/core.h>
 
 #include "ccforge/search/search.hpp"
@@ -143,6 +145,40 @@ TEST(SearchNames, SayHowTheCandidateWasMade) {
   ASSERT_TRUE(g.algorithm) << g.why_not;
   EXPECT_EQ(g.algorithm->name, "ring_c2_i4_k1_LL128");
   EXPECT_EQ(g.algorithm->nchannels, 8);
+}
+
+// Direct exchanges give each direction of a peer pair its own tb, so no rank receives before it sends.
+TEST(SearchDirect, PeerPairsSendAndReceiveOnSeparateThreadblocks) {
+  for (C coll : {C::AllGather, C::AllReduce, C::AllToAll}) {
+    GenRequest req;
+    req.collective = coll;
+    req.ngpus = 8;
+    req.instances = 2;
+    const Generated g = try_generate(*find_generator("direct"), req);
+    ASSERT_TRUE(g.algorithm) << g.why_not;
+    for (const ir::GpuProgram& gpu : g.algorithm->gpus)
+      for (const ir::ThreadBlock& tb : gpu.tbs)
+        EXPECT_TRUE(tb.send_peer < 0 || tb.recv_peer < 0) << ir::to_string(coll) << " rank " << gpu.rank << " tb " << tb.id;
+  }
+}
+
+// chunks = k cuts the one-shot allreduce's reduction into k pieces reduced on k different tbs.
+TEST(SearchDirect, OneShotAllreduceSpreadsItsReductionOverChunkLanes) {
+  for (int k : {1, 4, 8}) {
+    GenRequest req;
+    req.ngpus = 8;
+    req.chunks = k;
+    req.protocol = ir::Protocol::LL;
+    const Generated g = try_generate(*find_generator("direct"), req);
+    ASSERT_TRUE(g.algorithm) << g.why_not;
+    ASSERT_TRUE(ir::check(*g.algorithm).ok());
+    for (const ir::GpuProgram& gpu : g.algorithm->gpus) {
+      int reducing_tbs = 0;
+      for (const ir::ThreadBlock& tb : gpu.tbs)
+        reducing_tbs += std::any_of(tb.steps.begin(), tb.steps.end(), [](const ir::Step& s) { return s.type == ir::OpType::Reduce; });
+      EXPECT_EQ(reducing_tbs, k) << "rank " << gpu.rank;
+    }
+  }
 }
 
 }  // namespace

@@ -23,7 +23,8 @@ struct Grid {
 Grid grid_for(std::string_view generator) {
   if (generator == "ring") return {{1, 2, 4, 8}, {1, 2, 4}, {1}, {1, 4}};
   if (generator == "chain") return {{1, 2, 4}, {1, 4}, {1, 4, 8}};
-  if (generator == "direct" || generator == "twoshot") return {{1}, {1, 2, 4, 8}, {1}};
+  // chunks: allreduce reduction lanes (8 = one per rank, as the published NDv4/NDv5 allpairs files).
+  if (generator == "direct" || generator == "twoshot") return {{1}, {1, 2, 4, 8}, {1, 8}};
   if (generator == "dbtree") return {{1}, {1, 2, 4}, {1, 4, 8}};
   if (generator == "bintree") return {{1}, {1, 4}, {1, 4, 8}};
   if (generator == "treepack") return {{1}, {1, 2}, {1, 2, 8}};  // 8: deep trees on switch graphs need pipelining

@@ -36,9 +36,11 @@ class AlgorithmBuilder {
  public:
   explicit AlgorithmBuilder(BuilderSpec spec);
 
-  // Local ops on src.rank == dst.rank.
-  void copy(ChunkRef src, ChunkRef dst);    // dst := src            (cpy)
-  void reduce(ChunkRef src, ChunkRef dst);  // dst := dst (+) src    (re)
+  // Local ops on src.rank == dst.rank. They run on the local tb of `channel`; by default (-1) on that
+  // of the channel whose transfer next uses the result (channel 0 when none does). Pinning lets a
+  // generator spread independent local work (a one-shot allreduce's final reductions) over tbs.
+  void copy(ChunkRef src, ChunkRef dst, int channel = -1);    // dst := src            (cpy)
+  void reduce(ChunkRef src, ChunkRef dst, int channel = -1);  // dst := dst (+) src    (re)
 
   // Cross-rank ops (src.rank != dst.rank) over the connection (src.rank -> dst.rank, channel).
   // Program order (the order of calls) is the order of data dependencies on each chunk and the FIFO
