@@ -27,6 +27,31 @@ void lower_tree(Lowering& low, const NcclCall& call);
 // result (multimem.st: the owner's port sends once, every port receives once).
 void lower_nvls(Lowering& low, const NcclCall& call);
 
+// The switch-port paths of NVLS operations among GPUs first .. first+count-1 (one NVSwitch domain),
+// indexed by owner - first.
+struct NvlsPaths {
+  std::vector<PathId> reduce;     // per owner: every port sends, the owner's port receives
+  std::vector<PathId> multicast;  // per owner: the owner's port sends, every port receives
+};
+NvlsPaths nvls_paths(Lowering& low, int first, int count);
+
+// NVLS chunk per rank and channel for a call of `bytes` (NCCL computeColl, NCCL_ALGO_NVLS).
+double nvls_chunk(double bytes, int nchannels, int nranks);
+
+// NVLSTree allreduce (multi-node, Hopper+ NVSwitch; NCCL all_reduce.h runNvlsTree): each channel's
+// buffer is split over the NVLS heads (one per NIC). Per head share and chunk: NVLS reduce inside every
+// node onto the head GPU, reduce up a tree of the nodes' heads over the network (channel c uses tree
+// c % 2), back down, then NVLS multicast of the result inside every node. `fold`: simulate one head for
+// all when they are exact images of one another (head_folding.hpp); false runs every head.
+void lower_nvls_tree(Lowering& low, const NcclCall& call, bool fold = true);
+
+// PAT allgather/reducescatter (NCCL 2.23+, one GPU per node): the binomial exchange pattern of
+// collectives.h PatAGAlgorithm/PatRSAlgorithm with full aggregation. Allgather walks the dimensions
+// from the farthest (2^(D-1)) to the nearest: in dimension d every rank sends to rank - 2^d the
+// pieces whose offset has lowest set bit d, which it received in the farther dimensions. Reducescatter
+// is the same exchange reversed in time and direction.
+void lower_pat(Lowering& low, const NcclCall& call);
+
 // Grouped send/recv (alltoall: every pair; gather/scatter: every rank to/from rank 0), each pair's
 // share as one Simple transfer spread over its p2p channels.
 void lower_p2p(Lowering& low, const NcclCall& call);

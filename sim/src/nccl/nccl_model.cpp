@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <set>
 
 #include "costs.hpp"
 
@@ -69,43 +70,88 @@ double tree_bus_bw(const NcclView& v, int proto, double bw) {
   return bus;
 }
 
+bool nvls_capable(const NcclView& v) { return v.nvswitch && v.tables->nvls_efficiency[v.arch] > 0.0; }
+
+// NVLSTree: each NVLS head (one per NIC) moves its share through its NIC; the graph's per-channel
+// speed is that NIC's. 2.28 caps it by the in-switch rate and perChMaxNVLSTreeBws; 2.18 does not.
+double nvls_tree_bus_bw(const NcclView& v) {
+  const TuningConstants& t = *v.tables;
+  const double head_bw = v.inter_bw_gbs;
+  if (t.legacy_multi_node) return v.nvls_heads * head_bw;
+  const double intra = head_bw * t.nvls_efficiency[v.arch] * (kNvlsChannels - 1) / kNvlsChannels * 2;
+  const double inter = head_bw * (v.nnodes <= 2 ? 2 : 1);
+  return v.nvls_heads * std::min({intra, inter, t.per_ch_max_nvls_tree_bw[v.arch][node_column(v.nnodes)]});
+}
+
+bool gather_like(ir::Collective c) { return c == ir::Collective::AllGather || c == ir::Collective::ReduceScatter; }
+
 // Bus bandwidth NCCL assigns to (algo, proto), GB/s; 0 when NCCL would not run it.
 double bus_bw(const NcclView& v, ir::Collective coll, int algo, int proto) {
-  const double bw = v.nnodes == 1 ? v.intra_bw_gbs : std::min(v.intra_bw_gbs, v.inter_bw_gbs);
+  // One GPU per node: its only peer path is the NIC (the graph's bwIntra is the net speed).
+  const double bw = v.nnodes == 1 ? v.intra_bw_gbs
+                    : v.ppn == 1  ? v.inter_bw_gbs
+                                  : std::min(v.intra_bw_gbs, v.inter_bw_gbs);
+  const bool allreduce = coll == ir::Collective::AllReduce;
   if (algo == kRing) return ring_capable(coll) ? ring_bus_bw(v, coll, proto, bw) : 0.0;
-  if (algo == kTree) return coll == ir::Collective::AllReduce && v.nnodes == 1 ? tree_bus_bw(v, proto, bw) : 0.0;
+  if (algo == kTree) return allreduce ? tree_bus_bw(v, proto, bw) : 0.0;
   if (algo == kNvls) {
-    const bool gather_like = coll == ir::Collective::AllGather || coll == ir::Collective::ReduceScatter;
-    const bool supported = coll == ir::Collective::AllReduce || (gather_like && v.tables->nvls_all_gather);
-    const double eff = v.tables->nvls_efficiency[v.arch];
-    if (!v.nvswitch || eff <= 0.0 || proto != kSimple || !supported || v.nnodes > 1) return 0.0;
+    const bool supported = allreduce || (gather_like(coll) && v.tables->nvls_all_gather);
+    // Across nodes NVLS needs CollNet (SHARP), which ccforge's fabrics do not offer.
+    if (!nvls_capable(v) || proto != kSimple || !supported || v.nnodes > 1) return 0.0;
     if (v.tables->ring_ll_by_coll) return bw;  // 2.18: busBw = nChannels x bwIntra, ratio 5/6 below
-    const double intra = bw * eff * (kNvlsChannels - 1) / kNvlsChannels;
-    return coll == ir::Collective::AllReduce ? intra * 2 : intra * (v.ppn - 1) / v.ppn;
+    const double intra = bw * v.tables->nvls_efficiency[v.arch] * (kNvlsChannels - 1) / kNvlsChannels;
+    return allreduce ? intra * 2 : intra * (v.ppn - 1) / v.ppn;
   }
-  return 0.0;  // NVLSTree, PAT, CollNet: not modelled
+  if (algo == kNvlsTree) {
+    if (!nvls_capable(v) || proto != kSimple || !allreduce || v.nnodes < 2 || v.nvls_heads < 1) return 0.0;
+    return nvls_tree_bus_bw(v);
+  }
+  if (algo == kPat) {
+    // ncclPatEnable: 2.23+, one GPU per node, Simple only, allgather and reducescatter.
+    if (!v.tables->pat || proto != kSimple || !gather_like(coll) || v.ppn != 1) return 0.0;
+    return bw * kPatBwFactor;
+  }
+  return 0.0;  // CollNet: no SHARP fabric modelled
+}
+
+int log2_floor(int n) {
+  int l = 0;
+  while ((2 << l) <= n) ++l;
+  return l;
 }
 
 double latency_us(const NcclView& v, ir::Collective coll, int algo, int proto) {
   const TuningConstants& t = *v.tables;
-  const double intra = t.hw_lat[v.intra_hw][algo][proto];
-  const double inter = t.hw_lat[kHwNet][algo][proto];
+  const bool legacy = t.legacy_multi_node;
+  double intra = t.hw_lat[v.intra_hw][algo][proto];
+  // 2.28: with one GPU per node every step is exposed, so NCCL charges the tree's network latency.
+  const double inter = t.hw_lat[kHwNet][!legacy && v.ppn == 1 ? kTree : algo][proto];
   const double base = t.base_lat[algo][proto];
+  const int lg = log2_floor(v.nnodes);
   if (algo == kRing) {
     const int steps = nsteps(coll, v.nranks);
-    const int ninter = v.nnodes == 1 ? 0 : coll == ir::Collective::AllReduce ? 2 * (v.nnodes - 1) : v.nnodes - 1;
+    if (v.nnodes > 1) intra = std::max(intra, kNetOverheadUs * (proto == kSimple ? 3 : 1));
+    const bool allreduce = coll == ir::Collective::AllReduce;
+    const int ninter = v.nnodes == 1 ? 0 : allreduce ? (legacy ? 2 * v.nnodes : 2 * (v.nnodes - 1)) : v.nnodes - 1;
     return base + (steps - ninter) * intra + ninter * inter;
   }
-  if (algo == kTree) {
-    return base + 2 * ((v.nranks / v.nnodes - 1) * intra + std::log2(static_cast<double>(v.nnodes)) * inter);
+  if (algo == kTree) return base + 2 * ((v.ppn - 1) * intra + lg * inter);
+  if (algo == kNvlsTree) {
+    if (legacy) return base + 2 * (v.nnodes - 1) * inter;
+    return base + intra + 2 * lg * inter;
   }
+  if (algo == kPat) return base + lg * (inter / kPatInterLatDivisor) + v.nranks * kPatPerRankUs;
   return base + intra + (v.nnodes > 1 ? inter : 0.0);  // NVLS
 }
 
 double algbw_ratio(const NcclView& v, ir::Collective coll, int algo) {
-  if (algo == kRing) return static_cast<double>(v.nranks) / nsteps(coll, v.nranks);
-  if (algo == kNvls)
-    return v.tables->ring_ll_by_coll ? 5.0 / 6.0 : static_cast<double>(v.nranks) / nsteps(coll, v.nranks);
+  const bool legacy = v.tables->legacy_multi_node;
+  // 2.28 converts bus to algorithm bandwidth only for ring, or for allreduce-like collectives.
+  if (!legacy && algo != kRing && gather_like(coll)) return 1.0;
+  const double ring_ratio = static_cast<double>(v.nranks) / nsteps(coll, v.nranks);
+  if (algo == kRing) return ring_ratio;
+  if (algo == kNvls) return legacy ? 5.0 / 6.0 : ring_ratio;
+  if (algo == kNvlsTree) return legacy ? 0.7 * v.nnodes / (2.0 * (v.nnodes - 1)) : ring_ratio;
   return 0.5;
 }
 
@@ -139,6 +185,11 @@ NcclView make_view(const topo::Topology& topo, const ParamTable& params) {
   v.intra_bw_gbs = links > 0 ? links * v.tables->nvlink_bw_per_link[v.arch] : g.pcie_bandwidth.gbps();
   v.inter_bw_gbs = g.nic_bandwidth.gbps() * params.get("sim.link.net.efficiency");
   v.nvswitch = topo.has_nvswitch();
+  std::set<std::uint32_t> nics;
+  for (int r = 0; r < v.ppn; ++r) {
+    if (topo.gpu(r).nearest_nic) nics.insert(topo.gpu(r).nearest_nic->v);
+  }
+  v.nvls_heads = static_cast<int>(nics.size());
   v.nchannels = static_cast<int>(params.get("sim.nccl.nchannels"));
   return v;
 }
@@ -155,7 +206,7 @@ std::optional<double> model_time_us(const NcclView& v, ir::Collective coll, int 
 }
 
 int channels_for_call(const NcclView& v, int algo, int proto, double bytes) {
-  if (algo == kNvls) return kNvlsChannels;
+  if (algo == kNvls || algo == kNvlsTree) return kNvlsChannels;
   const int threshold = kThreadThreshold[proto] * ((algo == kRing && proto == kLL) ? v.nranks : 1);
   int nc = v.nchannels;
   while (nc > 1 && bytes < static_cast<double>(nc) * kMaxThreads[proto] * threshold) --nc;

@@ -18,6 +18,7 @@ struct NcclView {
   double intra_bw_gbs = 0.0;   // per-GPU bus bandwidth inside a node, NCCL units
   double inter_bw_gbs = 0.0;   // per-GPU network bandwidth (its NIC), NCCL units
   bool nvswitch = false;       // GPUs meet in an NVSwitch
+  int nvls_heads = 0;          // NICs per node (NVLSTree sends each head's share through one NIC)
   int nchannels = 1;           // ring/tree channels (NCCL_MIN_NCHANNELS in the reference runs)
 };
 

@@ -125,8 +125,9 @@ NcclChoice nccl_choose(const topo::Topology& topo, ir::Collective coll, ByteCoun
          fmt::format("NCCL cannot run {} as {}{}{} here", ir::to_string(coll),
                      request.algo ? to_string(*request.algo) : "any algorithm", request.proto ? " with protocol " : "",
                      request.proto ? ir::to_string(*request.proto) : ""),
-         "NVLS needs Hopper+ NVSwitch and one node, tree is allreduce only, NVLS is Simple only, p2p serves "
-         "alltoall/gather/scatter with Simple, nvlstree and pat are not modelled; use --algo nccl");
+         "tree is allreduce only; nvls needs Hopper+ NVSwitch and one node, nvlstree Hopper+ NVSwitch and 2+ "
+         "nodes (allreduce); pat needs sim.nccl.version=2.28 and one GPU per node (allgather/reducescatter); "
+         "nvls, nvlstree and pat are Simple only; p2p serves alltoall/gather/scatter with Simple; use --algo nccl");
   }
   best.nchannels =
       nccl::channels_for_call(view, algo_index(best.algo), proto_index(best.proto), static_cast<double>(bytes));
@@ -150,11 +151,16 @@ SimResult simulate_nccl(const topo::Topology& topo, ir::Collective coll, const C
       nccl::lower_nvls(low, ncall);
       base = SimTime::from_us(params.table.get("sim.nvls.base_us"));
       break;
+    case NcclAlgo::NvlsTree:
+      nccl::lower_nvls_tree(low, ncall);
+      base = SimTime::from_us(params.table.get("sim.nvls.base_us"));
+      break;
+    case NcclAlgo::Pat:
+      nccl::lower_pat(low, ncall);
+      break;
     case NcclAlgo::P2p:
       nccl::lower_p2p(low, ncall);
       break;
-    default:
-      break;  // nccl_choose never picks the others
   }
   const EngineStats stats = low.run();
   if (stats.unfinished > 0) {

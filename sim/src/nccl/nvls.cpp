@@ -6,7 +6,27 @@
 #include "nccl_lowering.hpp"
 
 namespace ccforge::sim::nccl {
-namespace {
+
+// Multimem operations reach the owner's own memory through the switch too, so the owner's port is
+// loaded like every other: ld_reduce loads every sending port plus the owner's receiving port,
+// multicast the owner's sending port plus every receiving port.
+NvlsPaths nvls_paths(Lowering& low, int first, int count) {
+  const topo::Topology& topo = low.topo();
+  NvlsPaths paths;
+  for (int owner = first; owner < first + count; ++owner) {
+    const int other = first + (owner - first + 1) % count;
+    std::vector<std::uint32_t> reduce{topo.route(owner, other).links.front().v};
+    std::vector<std::uint32_t> mcast{topo.route(other, owner).links.back().v};
+    for (int r = first; r < first + count; ++r) {
+      if (r == owner) continue;
+      for (LinkId l : topo.route(r, owner).links) reduce.push_back(l.v);
+      for (LinkId l : topo.route(owner, r).links) mcast.push_back(l.v);
+    }
+    paths.reduce.push_back(low.add_path(std::move(reduce)));
+    paths.multicast.push_back(low.add_path(std::move(mcast)));
+  }
+  return paths;
+}
 
 // NVLS chunk per rank and channel (NCCL v2.18.3 src/enqueue.cc computeColl, NCCL_ALGO_NVLS): 128 KiB,
 // shrunk for small calls so every (channel, rank) pair gets several chunks.
@@ -19,35 +39,6 @@ double nvls_chunk(double bytes, int nchannels, int nranks) {
   return chunk;
 }
 
-struct NvlsPaths {
-  std::vector<PathId> reduce;     // per owner rank: every port sends, the owner's port receives
-  std::vector<PathId> multicast;  // per owner rank: the owner's port sends, every port receives
-};
-
-// Multimem operations reach the owner's own memory through the switch too, so the owner's port is
-// loaded like every other: ld_reduce loads every sending port plus the owner's receiving port,
-// multicast the owner's sending port plus every receiving port.
-NvlsPaths nvls_paths(Lowering& low) {
-  const topo::Topology& topo = low.topo();
-  const int p = topo.num_gpus();
-  NvlsPaths paths;
-  for (int owner = 0; owner < p; ++owner) {
-    const int other = (owner + 1) % p;
-    std::vector<std::uint32_t> reduce{topo.route(owner, other).links.front().v};
-    std::vector<std::uint32_t> mcast{topo.route(other, owner).links.back().v};
-    for (int r = 0; r < p; ++r) {
-      if (r == owner) continue;
-      for (LinkId l : topo.route(r, owner).links) reduce.push_back(l.v);
-      for (LinkId l : topo.route(owner, r).links) mcast.push_back(l.v);
-    }
-    paths.reduce.push_back(low.add_path(std::move(reduce)));
-    paths.multicast.push_back(low.add_path(std::move(mcast)));
-  }
-  return paths;
-}
-
-}  // namespace
-
 void lower_nvls(Lowering& low, const NcclCall& call) {
   const ProtocolCosts costs = protocol_costs(low.params(), ir::Protocol::Simple, low.arch());
   const double efficiency = low.params().get(std::string("sim.nvls.efficiency.") + topo::param_key(low.arch()));
@@ -56,7 +47,7 @@ void lower_nvls(Lowering& low, const NcclCall& call) {
   const SimTime delay = low.topo().route(0, p > 1 ? 1 : 0).latency + costs.sync_nvlink;
   const bool reduce = call.coll != ir::Collective::AllGather;
   const bool gather = call.coll != ir::Collective::ReduceScatter;
-  const NvlsPaths paths = nvls_paths(low);
+  const NvlsPaths paths = nvls_paths(low, 0, p);
   const double chunk_size = nvls_chunk(call.bytes, call.nchannels, p);
   const std::uint32_t reduce_label = low.graph().add_label("nvls ld_reduce");
   const std::uint32_t mcast_label = low.graph().add_label("nvls multicast");

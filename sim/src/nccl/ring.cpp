@@ -5,6 +5,7 @@
 
 #include "costs.hpp"
 #include "nccl_lowering.hpp"
+#include "send_order.hpp"
 
 namespace ccforge::sim::nccl {
 namespace {
@@ -14,17 +15,18 @@ namespace {
 struct RingChunking {
   double chunk_bytes;
   int slices;
+  int steps_per_slice;  // FIFO slots one slice occupies
 };
 RingChunking ring_chunking(ir::Protocol proto) {
   switch (proto) {
     case ir::Protocol::Simple:
-      return {4.0 * 512 * 1024, 2};
+      return {4.0 * 512 * 1024, 2, 2};
     case ir::Protocol::LL:
-      return {32.0 * 1024, 1};
+      return {32.0 * 1024, 1, 1};
     case ir::Protocol::LL128:
-      return {576000.0, 1};
+      return {576000.0, 1, 1};
   }
-  return {4.0 * 512 * 1024, 2};
+  return {4.0 * 512 * 1024, 2, 2};
 }
 
 // Ring order of channel c: node by node; across nodes the local GPUs are rotated by c so channels leave
@@ -62,8 +64,9 @@ void lower_ring_collective(Lowering& low, const NcclCall& call, const ProtocolCo
   }
   double remaining = rank_share(call, p);
   std::vector<std::vector<TaskId>> prev_step(p), this_step(p);  // per ring position: slices
-  std::vector<TaskId> last(p);
-  bool started = false;
+  std::vector<SendOrder> order_of(p, SendOrder(chunking.steps_per_slice));
+  std::vector<char> net(p);
+  for (int i = 0; i < p; ++i) net[i] = crosses_network(low.topo(), order[i], order[(i + 1) % p]);
   while (remaining > 0.0) {
     const double step_bytes = std::min(chunking.chunk_bytes, remaining);
     remaining -= step_bytes;
@@ -74,14 +77,12 @@ void lower_ring_collective(Lowering& low, const NcclCall& call, const ProtocolCo
         for (int j = 0; j < chunking.slices; ++j) {
           const TaskId t =
               low.add_transfer(order[i], order[(i + 1) % p], slice, costs, tracks[i], label, j == 0, weight);
-          if (started) low.graph().depend(last[i], t);
+          order_of[i].chain(low.graph(), t, net[i] != 0);
           if (s > 0) low.graph().depend(prev_step[(i + p - 1) % p][j], t);
-          last[i] = t;
           this_step[i].push_back(t);
         }
       }
       std::swap(prev_step, this_step);
-      started = true;
     }
   }
 }
@@ -94,13 +95,13 @@ void lower_ring_chain(Lowering& low, const NcclCall& call, const ProtocolCosts& 
   const bool to_root = call.coll == ir::Collective::Reduce;
   const RingChunking chunking = ring_chunking(call.proto);
   const std::uint32_t label = low.graph().add_label(to_root ? "reduce hop" : "broadcast hop");
-  std::vector<TaskId> prev(p - 1), last(p - 1);
+  std::vector<TaskId> prev(p - 1);
+  std::vector<SendOrder> order_of(p - 1, SendOrder(chunking.steps_per_slice * chunking.slices));
   std::vector<int> tracks(p);
   for (int i = 0; i < p; ++i) {
     tracks[i] = low.track(fmt::format("rank {} ch {} x{} (chain)", order[i], channel, weight));
   }
   double remaining = call.bytes / call.nchannels;
-  bool started = false;
   while (remaining > 0.0) {
     const double chunk = std::min(chunking.chunk_bytes, remaining);
     remaining -= chunk;
@@ -109,12 +110,10 @@ void lower_ring_chain(Lowering& low, const NcclCall& call, const ProtocolCosts& 
       const int src = to_root ? order[p - 1 - h] : order[h];
       const int dst = to_root ? order[p - 2 - h] : order[h + 1];
       const TaskId t = low.add_transfer(src, dst, chunk, costs, tracks[to_root ? p - 1 - h : h], label, true, weight);
-      if (started) low.graph().depend(last[h], t);
+      order_of[h].chain(low.graph(), t, crosses_network(low.topo(), src, dst));
       if (h > 0) low.graph().depend(prev[h - 1], t);
       prev[h] = t;
-      last[h] = t;
     }
-    started = true;
   }
 }
 

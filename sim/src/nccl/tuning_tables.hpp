@@ -22,10 +22,15 @@ struct TuningConstants {
   double per_ch_max_ring_ll128_bw[4][3];
   double per_ch_max_tree_ll128_bw[4][3];
   double per_ch_max_tree_bw[4][3];
+  double per_ch_max_nvls_tree_bw[4][3];  // 0 = no cap (2.18 has none)
   double nvls_efficiency[4];
   double nvlink_bw_per_link[4];  // SM70/80/90/100_NVLINK_BW, GB/s
   bool ring_ll_by_coll;          // 2.18: LL busBw x1/4 (allreduce, reduce, multi-node) or x1/3; 2.28: x1/2
   bool nvls_all_gather;          // NVLS also for allgather and reducescatter (2.19+)
+  // 2.18's NVLSTree model: latency linear in nodes (2(nNodes-1) x NET), algBw = busBw x 0.7 nNodes/(2(nNodes-1)),
+  // ring allreduce counts 2 nNodes network steps; 2.28: log2(nNodes) latency, nRanks/nSteps, 2(nNodes-1).
+  bool legacy_multi_node;
+  bool pat;                      // PAT allgather/reducescatter exists (2.23+)
 };
 
 // NCCL 2.18.3 (its tables stop at Hopper; sm100 rows repeat Hopper's, as its index caps there): the
@@ -40,8 +45,11 @@ inline constexpr TuningConstants kNccl2_18_3 = {
     {{20, 20, 20}, {20, 20, 20}, {36.7, 36.7, 36.7}, {36.7, 36.7, 36.7}},
     {{20, 20, 20}, {20, 20, 20}, {36.7, 36.7, 29.0}, {36.7, 36.7, 29.0}},
     {{26.5, 18.5, 10.0}, {24.0, 23.6, 17.8}, {38.7, 41.4, 36.0}, {38.7, 41.4, 36.0}},
+    {{0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}},
     {0, 0, 1.0, 1.0},  // 2.18 has no NVLS efficiency factor: the NVLS ratio 5/6 carries it
     {20.0, 20.0, 20.0, 20.0},
+    true,
+    false,
     true,
     false,
 };
@@ -56,8 +64,11 @@ inline constexpr TuningConstants kNccl2_28_9 = {
     {{20, 20, 20}, {20, 20, 20}, {36.7, 36.7, 36.7}, {73.4, 34.6, 73.4}},
     {{20, 20, 20}, {20, 20, 20}, {36.7, 36.7, 29.0}, {55.6, 31.67, 20.0}},
     {{26.5, 18.5, 10.0}, {24.0, 23.6, 17.8}, {38.7, 41.4, 36.0}, {70.0, 42.8, 24.0}},
+    {{26.5, 18.5, 10.0}, {24.0, 23.6, 17.8}, {0.0, 57.7, 45.5}, {0.0, 96.0, 43.8}},
     {0.0, 0.0, 0.85, 0.74},
     {20.0, 20.0, 20.6, 40.1},
+    false,
+    true,
     false,
     true,
 };
@@ -76,5 +87,15 @@ inline constexpr int kThreadThreshold[kNumProtos] = {8, 8, 64};
 
 // NVLS channels (src/transport/nvls.cc NCCL_NVLS_NCHANNELS default 16).
 inline constexpr int kNvlsChannels = 16;
+
+// getNetOverhead (both versions): the proxy's per-step post cost NCCL's ring model charges, 1 us on
+// Intel and non-x86 hosts (2 us on AMD; ccforge's topologies do not record the CPU vendor), x3 for Simple.
+inline constexpr double kNetOverheadUs = 1.0;
+
+// PAT's bandwidth discount (2.28.9 ncclTopoTuneModel: busBw x 0.75) and its linear latency term
+// (nRanks x 2.8 us) next to log2(nNodes) x interLat / 3.5.
+inline constexpr double kPatBwFactor = 0.75;
+inline constexpr double kPatPerRankUs = 2.8;
+inline constexpr double kPatInterLatDivisor = 3.5;
 
 }  // namespace ccforge::sim::nccl
