@@ -41,9 +41,7 @@ struct Row {
 // Element count of a call as nccl-tests reports it; the size is rounded down to whole elements (and to
 // whole per-rank shares for collectives whose size is the total over ranks).
 ByteCount call_bytes(ByteCount size, const sim::DataType& dtype, ir::Collective coll, int ngpus) {
-  const bool total =
-      ir::size_multiplier(coll, ngpus) > 1 || coll == ir::Collective::Gather || coll == ir::Collective::Scatter;
-  const ByteCount unit = static_cast<ByteCount>(dtype.bytes) * (total ? ngpus : 1);
+  const ByteCount unit = static_cast<ByteCount>(dtype.bytes) * static_cast<ByteCount>(ir::ranks_in_size(coll, ngpus));
   return size / unit * unit;
 }
 

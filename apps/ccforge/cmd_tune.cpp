@@ -31,6 +31,7 @@ struct TuneFlags {
   std::string dtype = "half";
   std::string profile;
   bool resume = false;
+  bool all_candidates = false;
   bool list = false;
 };
 
@@ -110,13 +111,15 @@ void run_tune(const TuneFlags& f) {
   options.dtype = f.dtype;
   options.out_dir = f.out;
   options.resume = f.resume;
+  options.write_candidates = f.all_candidates;
   options.progress = progress_printer();
   sim::SimParams params;
   const topo::LoadOptions load = f.profile.empty() ? topo::LoadOptions{} : sim::apply_profile(f.profile, params);
   const topo::Topology topology = topo::load_topology(f.topo, load);
   const search::TuneResult result = search::tune(topology, options, params);
   print_summary(result, search::selection_csv_lines(result));
-  fmt::print("\nwrote {}/selection.csv, selection.md, bands.csv, report.json, algorithms/\n", f.out);
+  fmt::print("\nwrote {}/selection.csv, selection.md, bands.csv, report.json, algorithms/{}\n", f.out,
+             f.all_candidates ? ", candidates/" : "");
 }
 
 }  // namespace
@@ -135,6 +138,8 @@ void add_tune_command(CLI::App& app) {
   cmd->add_option("-d,--dtype", flags->dtype, "element type (decides which sizes split into whole chunks)")->capture_default_str();
   cmd->add_option("--profile", flags->profile, "profile file overriding link.* and sim.* parameters (ccforge calibrate)");
   cmd->add_flag("--resume", flags->resume, "continue a killed run from DIR/checkpoint.jsonl");
+  cmd->add_flag("--all-candidates", flags->all_candidates,
+                "also write every candidate that passed the checker to DIR/candidates/ (for ccforge validate --all-sizes)");
   cmd->add_flag("--list", flags->list, "print the generator registry and exit");
   cmd->callback([flags] { run_tune(*flags); });
 }

@@ -185,13 +185,12 @@ Algorithm AlgorithmBuilder::build() const {
   algo.inplace = spec_.inplace;
   algo.outofplace = !spec_.inplace;
   algo.gpus = emitter.programs();
-  int max_channel = 0, max_chunks = 1;
-  for (const GpuProgram& g : algo.gpus) {
-    max_chunks = std::max({max_chunks, g.input_chunks, g.output_chunks});
+  int max_channel = 0;
+  for (const GpuProgram& g : algo.gpus)
     for (const ThreadBlock& tb : g.tbs) max_channel = std::max(max_channel, tb.channel);
-  }
   algo.nchannels = max_channel + 1;
-  algo.nchunksperloop = max_chunks;
+  // Not simply the largest buffer: gather's output and scatter's input span ngpus x nchunksperloop.
+  algo.nchunksperloop = std::max(1, chunks_per_loop(spec_.collective, spec_.input_chunks, spec_.output_chunks));
   check_limits(spec_, algo);
   return algo;
 }

@@ -31,6 +31,8 @@ std::string describe(const StepRef& where);  // "rank 1 tb 2 step 3"
 // connection); limit violations do not.
 bool check_structure(const Algorithm& algo, const Limits& limits, IssueSink& sink);
 bool check_connections(const Algorithm& algo, IssueSink& sink);
+// Declared chunk counts against the executor's buffers for nchunksperloop (check_executor_buffers.cpp).
+void check_executor_buffers(const Algorithm& algo, IssueSink& sink);
 
 void check_deadlock(const StepGraph& graph, IssueSink& sink);
 void check_races(const Algorithm& algo, const StepGraph& graph, bool inplace, IssueSink& sink);

@@ -11,6 +11,7 @@ CheckReport check(const Algorithm& algo, const Limits& limits) {
     report.notes.push_back("deadlock, races and postcondition were not checked: fix the structure first");
     return report;
   }
+  check_executor_buffers(algo, sink);
   const StepGraph graph(algo);
   check_deadlock(graph, sink);
   if (!graph.acyclic()) {

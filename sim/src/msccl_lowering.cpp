@@ -60,7 +60,10 @@ void check_fits(const topo::Topology& topo, const ir::Algorithm& algo, const Cal
          fmt::format("algorithm is for {} GPUs but topology {} has {}", algo.ngpus, topo.name(), topo.num_gpus()),
          fmt::format("use an algorithm with ngpus=\"{}\"", topo.num_gpus()));
   }
-  const ByteCount unit = static_cast<ByteCount>(call.dtype.bytes) * algo.nchunksperloop;
+  // Whole elements per chunk of the executor's nBytes (ir::executor_bytes: size / ngpus for gather and
+  // scatter, whose nccl-tests size is the total over ranks but whose sizeMultiplier is 1).
+  const ByteCount unit = static_cast<ByteCount>(call.dtype.bytes) * algo.nchunksperloop *
+                         ir::ranks_in_size(algo.collective, algo.ngpus) / ir::size_multiplier(algo.collective, algo.ngpus);
   if (call.bytes == 0 || call.bytes % unit != 0) {
     fail_at(file, 1,
          fmt::format("size {} B does not split into nchunksperloop={} chunks of whole {} elements", call.bytes,
@@ -226,7 +229,7 @@ SimResult simulate(const topo::Topology& topo, const ir::Algorithm& algo, const 
   check_fits(topo, algo, call);
   Lowering low(topo, params.table, trace);
   MscclLowering msccl(low, algo);
-  msccl.lower(call.bytes / algo.nchunksperloop);
+  msccl.lower(ir::executor_bytes(algo.collective, algo.ngpus, call.bytes) / algo.nchunksperloop);
   const EngineStats stats = low.run();
   if (stats.unfinished > 0) {
     const StepRef s = msccl.step_of(stats.first_unfinished);

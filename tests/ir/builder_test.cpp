@@ -65,6 +65,18 @@ TEST(Builder, HeaderFieldsFollowMscclTools) {
     }
 }
 
+// The executor cuts gather's per-rank input (count elements, sizeMultiplier 1) into nchunksperloop
+// chunks; the root's output then holds ngpus x nchunksperloop. Scatter is the mirror image.
+TEST(Builder, GatherAndScatterChunkTheirPerRankShare) {
+  const Algorithm g = testgen::direct_gather(4);
+  EXPECT_EQ(g.gpus[0].input_chunks, 1);
+  EXPECT_EQ(g.gpus[0].output_chunks, 4);
+  EXPECT_EQ(g.nchunksperloop, 1);
+  const Algorithm s = testgen::direct_scatter(4);
+  EXPECT_EQ(s.gpus[0].input_chunks, 4);
+  EXPECT_EQ(s.nchunksperloop, 1);
+}
+
 TEST(Builder, ExtraDependenciesBecomeNopsAndDependeesPublish) {
   // Rank 0 receives scratch 0 from rank 1 and scratch 1 from rank 2 on two tbs, then reduces one into
   // the other locally: the reduce waits on both receives, one dep on the op and one on a nop.

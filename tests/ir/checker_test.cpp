@@ -51,6 +51,34 @@ TEST(Checker, InPlaceAndOutOfPlaceAreBothProvenWhenBothAreClaimed) {
   EXPECT_TRUE(has_rule(r, "postcondition.shape")) << first_issue(r);  // no output buffer at all
 }
 
+// The executor's gather buffers for nchunksperloop=n: input n chunks, root output ngpus x n
+// (sizeMultiplier 1). The old convention (nchunksperloop = ngpus x per-rank chunks) leaves most of every
+// input unsent at run time, though the data movement itself is a correct gather.
+TEST(Checker, ChunkCountsMustBeTheExecutorsBuffersForNchunksperloop) {
+  Algorithm g = testgen::direct_gather(3);
+  ASSERT_TRUE(check(g).ok()) << first_issue(check(g));
+  g.nchunksperloop = 3;
+  const CheckReport r = check(g);
+  ASSERT_EQ(r.issues.size(), 1u) << first_issue(r);
+  EXPECT_EQ(r.issues[0].rule, "buffers");
+  EXPECT_EQ(r.issues[0].rank, 0);
+  EXPECT_THAT(r.issues[0].message, HasSubstr("addresses 1 input chunks but the executor's input buffer holds 3"));
+  EXPECT_THAT(r.issues[0].message, HasSubstr("(set nchunksperloop=\"1\")"));
+
+  Algorithm s = testgen::direct_scatter(3);
+  s.nchunksperloop = 3;
+  EXPECT_THAT(first_issue(check(s)), HasSubstr("[buffers] addresses 3 input chunks but the executor's input buffer holds 9"));
+
+  // An allreduce that reduces only half of the executor's buffer.
+  Algorithm a = testgen::ring_allreduce(4, 1, 1, true);
+  a.nchunksperloop = 8;
+  EXPECT_THAT(first_issue(check(a)), HasSubstr("addresses 4 input chunks but the executor's input buffer holds 8"));
+  // Allgather chunks must split evenly over the ranks.
+  Algorithm ag = testgen::ring_allgather(3, false);
+  ag.nchunksperloop = 4;
+  EXPECT_THAT(first_issue(check(ag)), HasSubstr("[buffers] nchunksperloop=4 does not split"));
+}
+
 TEST(Checker, LimitsAreConfigurable) {
   const Algorithm a = testgen::ring_allreduce(4, 4, 1, true);  // 4 channels' worth of chunks on one channel
   EXPECT_TRUE(check(a).ok());

@@ -14,9 +14,11 @@ namespace {
 using ::testing::HasSubstr;
 using ::testing::Not;
 
-// Real files minus the licence comments some start with (the IR keeps no comments).
+// Real files minus the licence comments some start with (the IR keeps no comments), ending in a
+// newline (msccl-scheduler's ndv5 ap-1pass file has none after </algo>).
 std::string without_leading_comments(std::string text) {
   while (text.rfind("<!--", 0) == 0) text.erase(0, text.find('\n') + 1);
+  if (!text.empty() && text.back() != '\n') text += '\n';
   return text;
 }
 
@@ -27,7 +29,7 @@ TEST(MscclWriter, RealFilesReExportByteIdentically) {
     with_comments += original.rfind("<!--", 0) == 0;
     EXPECT_EQ(to_msccl_xml(read_msccl_xml(f)), without_leading_comments(original)) << f;
   }
-  EXPECT_EQ(with_comments, 2);
+  EXPECT_EQ(with_comments, 5);
 }
 
 TEST(MscclWriter, NormalisingIsIdempotent) {

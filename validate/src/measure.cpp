@@ -67,7 +67,13 @@ std::vector<ir::Collective> collectives_of(const std::vector<Candidate>& candida
   return out;
 }
 
-bool in_band(const ir::Algorithm& a, ByteCount size) { return size >= a.min_bytes && (a.max_bytes == 0 || size <= a.max_bytes); }
+// The executor's own test (formats.md §2.1): nBytes = count x sizeof(T) x sizeMultiplier against the
+// file's band, which for gather and scatter is the nccl-tests size divided by the rank count.
+bool in_band(const ir::Algorithm& a, const CallSpec& call) {
+  const ByteCount nbytes = static_cast<ByteCount>(call.count * executor::size_of(call.dtype)) *
+                           static_cast<ByteCount>(ir::size_multiplier(a.collective, a.ngpus));
+  return nbytes >= a.min_bytes && (a.max_bytes == 0 || nbytes <= a.max_bytes);
+}
 
 }  // namespace
 
@@ -79,17 +85,21 @@ SweepResult run_sweep(executor::Backend& backend, const std::vector<Candidate>& 
   SweepResult result{backend.name(), o.nranks, {}, {}};
   const std::size_t elem = executor::size_of(o.dtype);
   for (ir::Collective coll : collectives_of(candidates, o)) {
-    const int multiplier = ir::size_multiplier(coll, o.nranks);
+    // -b/-e sizes are nccl-tests sizes: the total over ranks for allgather, reducescatter, alltoall,
+    // gather and scatter, so the per-rank count is the elements divided by the rank count there.
+    const auto ranks = static_cast<std::size_t>(ir::ranks_in_size(coll, o.nranks));
     for (ByteCount size : sizes) {
       const std::size_t elems = size / elem;
-      if (size % elem != 0 || elems % static_cast<std::size_t>(multiplier) != 0) continue;
+      if (size % elem != 0 || elems % ranks != 0) continue;
+      const std::size_t count = elems / ranks;
       std::vector<Target> targets{Target{}};
       for (const Candidate& c : candidates)
-        if (c.algorithm.collective == coll && c.algorithm.ngpus == o.nranks && (o.all_sizes || in_band(c.algorithm, size)))
+        if (c.algorithm.collective == coll && c.algorithm.ngpus == o.nranks &&
+            (o.all_sizes || in_band(c.algorithm, CallSpec{coll, count, o.dtype, o.op, false})))
           targets.push_back(Target{&c});
       for (const Target& t : targets) {
         for (bool inplace : {false, true}) {
-          const CallSpec call{coll, elems / static_cast<std::size_t>(multiplier), o.dtype, o.op, inplace};
+          const CallSpec call{coll, count, o.dtype, o.op, inplace};
           if (t.candidate && executor::why_not_runnable(t.candidate->algorithm, call)) continue;
           Measurement m = describe(o, call, size, t);
           if (!measure(backend, o, call, t, m)) continue;

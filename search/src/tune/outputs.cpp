@@ -65,6 +65,15 @@ std::string bands_csv(const TuneResult& result) {
   return csv;
 }
 
+// Files of an earlier tune in `folder` that this one did not write.
+void remove_stale(const std::filesystem::path& folder, const std::set<std::filesystem::path>& written) {
+  if (!std::filesystem::exists(folder)) return;
+  std::vector<std::filesystem::path> stale;
+  for (const auto& entry : std::filesystem::directory_iterator(folder))
+    if (!written.count(entry.path())) stale.push_back(entry.path());
+  for (const auto& path : stale) std::filesystem::remove(path);
+}
+
 // One XML per MSCCL band; stale files of an earlier tune are removed so that MSCCL_ALGO_DIR holds
 // exactly this tune's selection.
 void write_algorithms(const TuneResult& result, const std::filesystem::path& dir) {
@@ -73,17 +82,28 @@ void write_algorithms(const TuneResult& result, const std::filesystem::path& dir
     for (const Band& b : ct.bands) {
       if (b.winner < 0) continue;
       ir::Algorithm algo = ct.candidates.accepted[static_cast<std::size_t>(b.winner)].algorithm;
-      algo.min_bytes = b.min_bytes;
-      algo.max_bytes = b.max_bytes;
+      // Bands are in nccl-tests sizes; the executor compares its nBytes (size / ngpus for gather and scatter).
+      algo.min_bytes = ir::executor_bytes_at_least(algo.collective, algo.ngpus, b.min_bytes);
+      algo.max_bytes = ir::executor_bytes(algo.collective, algo.ngpus, b.max_bytes);
       ir::write_msccl_xml(algo, dir / b.file);
       written.insert(dir / b.file);
     }
-  const auto algo_dir = dir / "algorithms";
-  if (!std::filesystem::exists(algo_dir)) return;
-  std::vector<std::filesystem::path> stale;
-  for (const auto& entry : std::filesystem::directory_iterator(algo_dir))
-    if (!written.count(entry.path())) stale.push_back(entry.path());
-  for (const auto& path : stale) std::filesystem::remove(path);
+  remove_stale(dir / "algorithms", written);
+}
+
+// Every candidate that passed the checker, without a size band, for validating each generator's
+// output on its own (never an MSCCL_ALGO_DIR: all bands overlap). The index keeps names unique where
+// two candidates differ only in inputs the name does not show (tree sets).
+void write_candidates(const TuneResult& result, const std::filesystem::path& dir) {
+  std::set<std::filesystem::path> written;
+  for (const CollectiveTune& ct : result.collectives)
+    for (std::size_t i = 0; i < ct.candidates.accepted.size(); ++i) {
+      const Candidate& c = ct.candidates.accepted[i];
+      const auto path = dir / "candidates" / fmt::format("{}_{:03}_{}.xml", ir::to_string(ct.collective), i, c.name);
+      ir::write_msccl_xml(c.algorithm, path);
+      written.insert(path);
+    }
+  remove_stale(dir / "candidates", written);
 }
 
 nlohmann::json candidates_json(const CollectiveTune& ct) {
@@ -142,6 +162,7 @@ void write_outputs(const TuneResult& result, const TuneOptions& options) {
   std::string csv;
   for (const std::string& line : selection_csv_lines(result)) csv += line + "\n";
   write_algorithms(result, dir);
+  if (options.write_candidates) write_candidates(result, dir);
   write_file_atomically(dir / "selection.csv", csv);
   write_file_atomically(dir / "selection.md", selection_md(result));
   write_file_atomically(dir / "bands.csv", bands_csv(result));

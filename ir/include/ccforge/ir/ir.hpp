@@ -31,6 +31,30 @@ std::optional<Protocol> protocol_from_string(std::string_view s);  // case-insen
 // The executor's sizeMultiplier: ngpus for allgather, reducescatter, alltoall; 1 otherwise.
 int size_multiplier(Collective c, int ngpus);
 
+// Size conventions (sizes.cpp). A "size" in ccforge's CLIs and CSVs is nccl-tests' size: the total over
+// ranks for allgather, reducescatter, alltoall, gather and scatter; the per-rank buffer for allreduce,
+// broadcast and reduce. The executor instead compares minBytes/maxBytes with nBytes = count x sizeof(T) x
+// sizeMultiplier (formats.md §1.7), which equals the size except for gather and scatter (size / ngpus).
+int ranks_in_size(Collective c, int ngpus);  // ngpus where the size is a total over ranks, else 1
+ByteCount count_bytes(Collective c, int ngpus, ByteCount size);     // count x sizeof(T) (rounded down)
+ByteCount executor_bytes(Collective c, int ngpus, ByteCount size);  // nBytes of a call of this size (rounded down)
+// Smallest executor nBytes whose size is at least `size` (the lower end of a band).
+ByteCount executor_bytes_at_least(Collective c, int ngpus, ByteCount size);
+
+// Chunks of the buffers every rank passes the executor, for nchunksperloop (chunk = count x
+// sizeMultiplier / nchunksperloop elements): count x sizeof(T) bytes each, except the input of
+// reducescatter, alltoall and scatter and the output of allgather, alltoall and gather (ngpus times that).
+// nullopt for send, recv and alltoallv (no fixed buffers) and where nchunksperloop does not split the
+// per-rank share into whole chunks.
+struct ExecutorBuffers {
+  int input_chunks = 0;
+  int output_chunks = 0;
+};
+std::optional<ExecutorBuffers> executor_buffers(Collective c, int ngpus, int nchunksperloop);
+// The nchunksperloop whose executor buffers are those a program addresses with `input_chunks` and
+// `output_chunks` per rank (counted before in-place aliasing).
+int chunks_per_loop(Collective c, int input_chunks, int output_chunks);
+
 // nccl-tests busbw = algbw x this factor (nccl-tests doc/PERFORMANCE.md): 2(p-1)/p for allreduce,
 // (p-1)/p for allgather, reducescatter, alltoall(v), gather and scatter, 1 otherwise.
 double bus_bandwidth_factor(Collective c, int ngpus);

@@ -197,6 +197,7 @@ struct TuneOptions {
   std::string dtype = "half";
   std::filesystem::path out_dir;
   bool resume = false;
+  bool write_candidates = false;  // also every checked candidate as out_dir/candidates/<collective>_<name>.xml
   // Skip a candidate at a size when it cannot be chosen there: its time at a smaller size (a floor,
   // since a larger call never runs faster) already exceeds the best time of the most promising
   // candidates, or NCCL's time divided by (1 + min_gain). The winners are the same as without pruning.
