@@ -24,7 +24,7 @@ std::string fix_for(const Algorithm& algo, const LogicalCounts& root) {
 
 // The first buffer of `rank` that does not match the executor's, as a message; empty when all match.
 std::string mismatch(const Algorithm& algo, int rank, const LogicalCounts& have, const ExecutorBuffers& exec) {
-  const auto describe = [&](const char* buf, int declared, int executor) {
+  const auto describe = [&](const char* buf, int declared, std::int64_t executor) {
     return "addresses " + std::to_string(declared) + " " + buf + " chunks but the executor's " + buf +
            " buffer holds " + std::to_string(executor) + " for " + to_string(algo.collective) + " with nchunksperloop=" +
            std::to_string(algo.nchunksperloop) + " on " + std::to_string(algo.ngpus) + " ranks";
@@ -40,15 +40,19 @@ std::string mismatch(const Algorithm& algo, int rank, const LogicalCounts& have,
 
 void check_executor_buffers(const Algorithm& algo, IssueSink& sink) {
   if (algo.collective == Collective::Send || algo.collective == Collective::Recv || algo.collective == Collective::AllToAllV) return;
+  if (algo.gpus.empty()) return;
   const auto exec = executor_buffers(algo.collective, algo.ngpus, algo.nchunksperloop);
   if (!exec) {
-    sink.add("buffers", -1, -1, -1,
+    const bool per_rank_share = algo.collective == Collective::AllGather || algo.collective == Collective::ReduceScatter;
+    sink.add("buffers", 0, -1, -1,  // on rank 0's <gpu> line: the IR keeps no line for <algo>
              "nchunksperloop=" + std::to_string(algo.nchunksperloop) + " does not split each rank's share of the " + to_string(algo.collective) +
-                 " buffer into whole chunks (use a multiple of " + std::to_string(algo.ngpus) + ")");
+                 " buffer into whole chunks (use a positive " +
+                 (per_rank_share ? "multiple of " + std::to_string(algo.ngpus) : std::string("number")) + ")");
     return;
   }
+  const bool neither = !algo.inplace && !algo.outofplace;  // check() proves it as out-of-place
   for (bool inplace : {false, true}) {
-    if (inplace ? !algo.inplace : !algo.outofplace) continue;
+    if (inplace ? !algo.inplace : !(algo.outofplace || neither)) continue;
     const LogicalCounts root = logical_counts(algo, algo.gpus.front(), inplace);
     for (const GpuProgram& gpu : algo.gpus) {
       const std::string problem = mismatch(algo, gpu.rank, logical_counts(algo, gpu, inplace), *exec);

@@ -33,20 +33,21 @@ ByteCount executor_bytes_at_least(Collective c, int ngpus, ByteCount size) {
 
 std::optional<ExecutorBuffers> executor_buffers(Collective c, int ngpus, int nchunksperloop) {
   using enum Collective;
-  const int n = nchunksperloop;
+  if (ngpus < 1 || nchunksperloop < 1) return std::nullopt;
+  const std::int64_t n = nchunksperloop, p = ngpus;
   switch (c) {
     case AllReduce:
     case Broadcast:
     case Reduce: return ExecutorBuffers{n, n};
     case AllToAll: return ExecutorBuffers{n, n};
     case AllGather:
-      if (n % ngpus != 0) return std::nullopt;
-      return ExecutorBuffers{n / ngpus, n};
+      if (n % p != 0) return std::nullopt;
+      return ExecutorBuffers{n / p, n};
     case ReduceScatter:
-      if (n % ngpus != 0) return std::nullopt;
-      return ExecutorBuffers{n, n / ngpus};
-    case Gather: return ExecutorBuffers{n, ngpus * n};
-    case Scatter: return ExecutorBuffers{ngpus * n, n};
+      if (n % p != 0) return std::nullopt;
+      return ExecutorBuffers{n, n / p};
+    case Gather: return ExecutorBuffers{n, p * n};
+    case Scatter: return ExecutorBuffers{p * n, n};
     case Send:
     case Recv:
     case AllToAllV: break;

@@ -76,7 +76,7 @@ TEST(Checker, ChunkCountsMustBeTheExecutorsBuffersForNchunksperloop) {
   // Allgather chunks must split evenly over the ranks.
   Algorithm ag = testgen::ring_allgather(3, false);
   ag.nchunksperloop = 4;
-  EXPECT_THAT(first_issue(check(ag)), HasSubstr("[buffers] nchunksperloop=4 does not split"));
+  EXPECT_THAT(first_issue(check(ag)), HasSubstr("[buffers] nchunksperloop=4 does not split each rank's share of the allgather buffer into whole chunks (use a positive multiple of 3)"));
 }
 
 TEST(Checker, LimitsAreConfigurable) {

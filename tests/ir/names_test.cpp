@@ -1,6 +1,7 @@
 // Collective size conventions shared by the simulator and the measured runs.
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <utility>
 
 #include "ccforge/ir/ir.hpp"
@@ -44,19 +45,21 @@ TEST(SizeConventions, NcclTestsSizeToExecutorBytes) {
   EXPECT_EQ(executor_bytes_at_least(Collective::AllGather, 8, 1025), 1025u);
 }
 
+using Chunks = std::pair<std::int64_t, std::int64_t>;  // input, output
+
 TEST(SizeConventions, ExecutorBuffersFollowSizeMultiplier) {
   const auto buffers = [](Collective c, int ngpus, int n) {
     const auto b = executor_buffers(c, ngpus, n);
-    return b ? std::pair(b->input_chunks, b->output_chunks) : std::pair(-1, -1);
+    return b ? Chunks(b->input_chunks, b->output_chunks) : Chunks(-1, -1);
   };
-  EXPECT_EQ(buffers(Collective::AllReduce, 8, 16), std::pair(16, 16));
-  EXPECT_EQ(buffers(Collective::AllGather, 8, 16), std::pair(2, 16));
-  EXPECT_EQ(buffers(Collective::ReduceScatter, 8, 64), std::pair(64, 8));
-  EXPECT_EQ(buffers(Collective::AllToAll, 8, 8), std::pair(8, 8));
-  EXPECT_EQ(buffers(Collective::Gather, 8, 2), std::pair(2, 16));
-  EXPECT_EQ(buffers(Collective::Scatter, 8, 2), std::pair(16, 2));
-  EXPECT_EQ(buffers(Collective::AllGather, 8, 12), std::pair(-1, -1));  // 12 chunks do not split over 8 ranks
-  EXPECT_EQ(buffers(Collective::Send, 2, 1), std::pair(-1, -1));
+  EXPECT_EQ(buffers(Collective::AllReduce, 8, 16), Chunks(16, 16));
+  EXPECT_EQ(buffers(Collective::AllGather, 8, 16), Chunks(2, 16));
+  EXPECT_EQ(buffers(Collective::ReduceScatter, 8, 64), Chunks(64, 8));
+  EXPECT_EQ(buffers(Collective::AllToAll, 8, 8), Chunks(8, 8));
+  EXPECT_EQ(buffers(Collective::Gather, 8, 2), Chunks(2, 16));
+  EXPECT_EQ(buffers(Collective::Scatter, 8, 2), Chunks(16, 2));
+  EXPECT_EQ(buffers(Collective::AllGather, 8, 12), Chunks(-1, -1));  // 12 chunks do not split over 8 ranks
+  EXPECT_EQ(buffers(Collective::Send, 2, 1), Chunks(-1, -1));
   EXPECT_EQ(chunks_per_loop(Collective::Gather, 2, 16), 2);
   EXPECT_EQ(chunks_per_loop(Collective::Scatter, 16, 2), 2);
   EXPECT_EQ(chunks_per_loop(Collective::AllGather, 2, 16), 16);

@@ -44,11 +44,11 @@ ByteCount executor_bytes_at_least(Collective c, int ngpus, ByteCount size);
 // Chunks of the buffers every rank passes the executor, for nchunksperloop (chunk = count x
 // sizeMultiplier / nchunksperloop elements): count x sizeof(T) bytes each, except the input of
 // reducescatter, alltoall and scatter and the output of allgather, alltoall and gather (ngpus times that).
-// nullopt for send, recv and alltoallv (no fixed buffers) and where nchunksperloop does not split the
-// per-rank share into whole chunks.
+// nullopt for send, recv and alltoallv (no fixed buffers), for nchunksperloop < 1 and where nchunksperloop
+// does not split the per-rank share into whole chunks.
 struct ExecutorBuffers {
-  int input_chunks = 0;
-  int output_chunks = 0;
+  std::int64_t input_chunks = 0;  // 64-bit: ngpus x nchunksperloop of an imported file may exceed int
+  std::int64_t output_chunks = 0;
 };
 std::optional<ExecutorBuffers> executor_buffers(Collective c, int ngpus, int nchunksperloop);
 // The nchunksperloop whose executor buffers are those a program addresses with `input_chunks` and
