@@ -53,6 +53,8 @@ class Runner {
     for (const auto& ct : result.collectives) total_ += (ct.candidates.accepted.size() + 1) * options.sizes.size();
   }
 
+  const sim::SimParams& params() const { return params_; }
+
   // Runs `jobs` in parallel; results land in the journal (and so in finished()).
   void run(const std::vector<Job>& jobs) {
     std::vector<Job> todo;
@@ -166,7 +168,7 @@ void assemble(const topo::Topology& topo, CollectiveTune& ct, std::size_t coll, 
     const Sample* nccl = runner.sample({coll, -1, s});
     r.nccl = *nccl->time;
     r.nccl_algorithm = nccl->label;
-    r.lower_bound = lower_bound(topo, ct.collective, r.bytes).total();
+    r.lower_bound = lower_bound(topo, ct.collective, r.bytes, &runner.params().table).total();
     for (std::size_t i = 0; i < ct.candidates.accepted.size(); ++i) {
       const Sample* smp = runner.sample({coll, static_cast<int>(i), s});
       r.times.push_back(smp ? smp->time : std::nullopt);

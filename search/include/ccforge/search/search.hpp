@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "ccforge/common/diag.hpp"
+#include "ccforge/common/params.hpp"
 #include "ccforge/common/units.hpp"
 #include "ccforge/ir/ir.hpp"
 
@@ -80,13 +81,17 @@ std::vector<std::vector<int>> find_rings(const topo::Topology& topo, int count);
 
 // Lower bounds (algorithms.md §10) on the time of one call with `bytes` as nccl-tests counts them
 // (allreduce/broadcast/reduce: per-rank buffer; allgather/reducescatter/gather/scatter: total; alltoall:
-// per-rank send buffer).
+// per-rank send buffer). With the simulator's parameter table (sim::SimParams::table) the bound uses its
+// link efficiencies, NVLS efficiency and per-call base costs, so that nothing the simulator runs (MSCCL
+// algorithms, NCCL's ring/tree/NVLS/p2p) is faster and the best of them come close; without it, the raw
+// hardware bound. The binding mechanism's terms (plain transfers, or NVLS in-switch reduction):
 struct LowerBound {
-  SimTime bandwidth;  // cut bound: injection/ejection per GPU, network bisection across nodes
-  SimTime latency;    // ceil(log2 p) rounds of the fastest GPU-GPU route latency
-  SimTime total() const { return bandwidth > latency ? bandwidth : latency; }
+  SimTime bandwidth;  // cut: the busiest GPU port's (or node's NICs') bytes over its rate
+  SimTime latency;    // fixed: per-call base plus the fastest route latency (plus NVLS's step sync)
+  SimTime total() const { return latency + bandwidth; }
 };
-LowerBound lower_bound(const topo::Topology& topo, ir::Collective coll, ByteCount bytes);
+LowerBound lower_bound(const topo::Topology& topo, ir::Collective coll, ByteCount bytes,
+                       const ParamTable* sim_params = nullptr);
 
 // Spanning-tree packing (Blink / ForestColl) over direct GPU-GPU links.
 struct TreePacking {
