@@ -41,6 +41,13 @@ std::optional<std::vector<std::vector<std::uint32_t>>> fold_heads(
       }
     }
   }
+  std::map<std::uint32_t, std::uint32_t> root_of;
+  std::map<std::uint32_t, std::vector<std::uint32_t>> members;
+  for (const auto& entry : classes.parent) {
+    const std::uint32_t root = classes.find(entry.first);
+    root_of[entry.first] = root;
+    members[root].push_back(entry.first);
+  }
   std::vector<std::vector<std::uint32_t>> folded;
   for (const auto& by_head : paths) {
     // Load of every link by all heads' copies of this flow type, per unit rate.
@@ -51,12 +58,13 @@ std::optional<std::vector<std::vector<std::uint32_t>>> fold_heads(
     // Every link of a class must carry the same load, counting the links it leaves at zero.
     std::map<std::uint32_t, int> class_load;
     for (const auto& [link, n] : load) {
-      const auto [it, inserted] = class_load.try_emplace(classes.find(link), n);
+      const auto [it, inserted] = class_load.try_emplace(root_of.at(link), n);
       if (!inserted && it->second != n) return std::nullopt;
     }
-    for (const auto& entry : classes.parent) {
-      const std::uint32_t link = entry.first;
-      if (class_load.count(classes.find(link)) > 0 && load.count(link) == 0) return std::nullopt;
+    for (const auto& entry : class_load) {
+      for (std::uint32_t link : members.at(entry.first)) {
+        if (load.count(link) == 0) return std::nullopt;
+      }
     }
     std::vector<std::uint32_t> rep;
     for (const auto& [root, n] : class_load) rep.insert(rep.end(), static_cast<std::size_t>(n), root);

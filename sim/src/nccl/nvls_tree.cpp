@@ -24,6 +24,18 @@ std::vector<int> head_locals(const topo::Topology& topo) {
   return heads;
 }
 
+// NVLSTree chunk (NCCL v2.18.3 src/enqueue.cc computeColl, NCCL_ALGO_NVLS_TREE): one Simple step
+// (512 KiB), halved down to 32 KiB while the call is small against channels x heads concurrent ops.
+double nvls_tree_chunk(double bytes, int nchannels, int nheads) {
+  const double ops = static_cast<double>(nchannels) * nheads;
+  double chunk = 512.0 * 1024;
+  if (bytes < 32 * ops * chunk) chunk = 256.0 * 1024;
+  if (bytes < 16 * ops * chunk) chunk = 128.0 * 1024;
+  if (bytes < 4 * ops * chunk) chunk = 64.0 * 1024;
+  if (bytes < 1 * ops * chunk) chunk = 32.0 * 1024;
+  return chunk;
+}
+
 std::vector<int> kids(const NodeLinks& l) {
   std::vector<int> out;
   for (int c : {l.child0, l.child1}) {
@@ -97,7 +109,7 @@ void lower_nvls_tree(Lowering& low, const NcclCall& call, bool fold) {
   const std::vector<int> heads = head_locals(topo);
   // An NVLS reduce or multicast hands off like a Simple NVLink step, as in lower_nvls.
   const SimTime nvls_delay = topo.route(0, g > 1 ? 1 : 0).latency + costs.sync_nvlink;
-  const double chunk_size = nvls_chunk(call.bytes, call.nchannels, g);
+  const double chunk_size = nvls_tree_chunk(call.bytes, call.nchannels, static_cast<int>(heads.size()));
   const std::uint32_t reduce_label = low.graph().add_label("nvls ld_reduce");
   const std::uint32_t up_label = low.graph().add_label("nvlstree up");
   const std::uint32_t down_label = low.graph().add_label("nvlstree down");
