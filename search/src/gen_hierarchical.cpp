@@ -63,25 +63,31 @@ void hier_allgather(Program& prog, const Grid& G) {
         }
 }
 
+// Rail l's blocks (m, l) are strided in the input, so each arrives as N sends; the receiver gathers
+// its own blocks next to them in scratch (slot a holds sender a's N blocks, contiguous) and reduces
+// whole slots, which keeps the local work at N + g steps instead of N * (g - 1) (64-step tb limit).
 void hier_reducescatter(Program& prog, const Grid& G) {
   const int N = G.nodes, k = G.k;
+  auto slot = [&](int a, int m) { return (a * N + m) * k; };
   for (int n = 0; n < N; ++n) {
     for (int a = 0; a < G.g; ++a)
       for (int m = 0; m < N; ++m)
         for (int l = 0; l < G.g; ++l)
-          if (l != a)
-            prog.send(in(G.rank(n, a), G.rank(m, l) * k, k), scratch(G.rank(n, l), (a * N + m) * k, k), 0);
-    for (int l = 0; l < G.g; ++l)
-      for (int m = 0; m < N; ++m)
-        for (int a = 0; a < G.g; ++a)
-          if (a != l) prog.reduce(scratch(G.rank(n, l), (a * N + m) * k, k), in(G.rank(n, l), G.rank(m, l) * k, k));
+          if (l != a) prog.send(in(G.rank(n, a), G.rank(m, l) * k, k), scratch(G.rank(n, l), slot(a, m), k), 0);
+    for (int l = 0; l < G.g; ++l) {
+      const int self = G.rank(n, l);
+      for (int m = 0; m < N; ++m) prog.copy(in(self, G.rank(m, l) * k, k), scratch(self, slot(l, m), k));
+      for (int a = 0; a < G.g; ++a)
+        if (a != l) prog.reduce(scratch(self, slot(a, 0), N * k), scratch(self, slot(l, 0), N * k));
+    }
   }
-  for (int l = 0; l < G.g; ++l)
+  // Per-rail ring reduce-scatter over the nodes on slot l; block x ends on node x, then in its output.
+  for (int l = 0; l < G.g; ++l) {
     for (int hop = 0; hop + 1 < N; ++hop)
-      for (int x = 0; x < N; ++x) {
-        const int block = G.rank(x, l) * k;
-        prog.send_reduce(in(G.rank((x + 1 + hop) % N, l), block, k), in(G.rank((x + 2 + hop) % N, l), block, k), 1);
-      }
+      for (int x = 0; x < N; ++x)
+        prog.send_reduce(scratch(G.rank((x + 1 + hop) % N, l), slot(l, x), k), scratch(G.rank((x + 2 + hop) % N, l), slot(l, x), k), 1);
+    for (int x = 0; x < N; ++x) prog.copy(scratch(G.rank(x, l), slot(l, x), k), in(G.rank(x, l), G.rank(x, l) * k, k));
+  }
 }
 
 void hier_alltoall(Program& prog, const Grid& G) {
