@@ -140,6 +140,28 @@ TEST(NcclMultiNode, FoldingSymmetricHeadsIsExact) {
   }
 }
 
+TEST(NcclMultiNode, FoldingRotatedRingsIsExact) {
+  // Across nodes the 8 distinct rings of ND H100 v5 are rotations of one another (local GPU and rail).
+  const SimParams params;
+  struct Case {
+    const topo::Topology* topo;
+    ir::Protocol proto;
+    ir::Collective coll;
+  };
+  for (const Case& c : {Case{&ndv5_x2(), ir::Protocol::LL128, ir::Collective::AllReduce},
+                        Case{&ndv5_x2(), ir::Protocol::Simple, ir::Collective::AllGather},
+                        Case{&ndv5_x16(), ir::Protocol::Simple, ir::Collective::AllReduce}}) {
+    const nccl::NcclCall call{c.coll, 4.0 * 1024 * 1024, c.proto, 32};
+    Lowering all(*c.topo, params.table, nullptr), one(*c.topo, params.table, nullptr);
+    nccl::lower_ring(all, call, false);
+    nccl::lower_ring(one, call, true);
+    EXPECT_EQ(one.graph().size() * 8, all.graph().size());  // it did fold
+    const double t_all = all.run().makespan.us();
+    const double t_one = one.run().makespan.us();
+    EXPECT_NEAR(t_one, t_all, 1e-9 * t_all) << c.topo->name() << " " << ir::to_string(c.proto);
+  }
+}
+
 TEST(NcclMultiNode, PatAllgatherSendsEachPieceOnceInLog2Rounds) {
   // 8 one-GPU nodes: each rank passes on 7 of the 8 pieces (4 + 2 + 1 in dimensions 2, 1, 0), all
   // over the network: 7 x the allgather's total / 8 per rank, 3 sends per rank and chunk.

@@ -15,8 +15,9 @@ struct NcclCall {
 
 // Ring (NCCL src/device/all_reduce.h runRing and siblings): per channel, a ring through all ranks;
 // each step forwards one chunk to the next rank, pipelined in slices. Broadcast and reduce run the
-// same ring as a pipelined chain from or to rank 0.
-void lower_ring(Lowering& low, const NcclCall& call);
+// same ring as a pipelined chain from or to rank 0. `fold`: across nodes, run one ring for all distinct
+// rings when they are exact images of one another (copy_folding.hpp); false runs every ring.
+void lower_ring(Lowering& low, const NcclCall& call, bool fold = true);
 
 // Tree allreduce inside one node (NCCL's intra-node tree is a chain): reduce up the chain to rank 0,
 // broadcast back down, pipelined per step-sized chunk.
@@ -42,7 +43,7 @@ double nvls_chunk(double bytes, int nchannels, int nranks);
 // buffer is split over the NVLS heads (one per NIC). Per head share and chunk: NVLS reduce inside every
 // node onto the head GPU, reduce up a tree of the nodes' heads over the network (channel c uses tree
 // c % 2), back down, then NVLS multicast of the result inside every node. `fold`: simulate one head for
-// all when they are exact images of one another (head_folding.hpp); false runs every head.
+// all when they are exact images of one another (copy_folding.hpp); false runs every head.
 void lower_nvls_tree(Lowering& low, const NcclCall& call, bool fold = true);
 
 // PAT allgather/reducescatter (NCCL 2.23+, one GPU per node): the binomial exchange pattern of

@@ -4,7 +4,7 @@
 #include <set>
 
 #include "costs.hpp"
-#include "head_folding.hpp"
+#include "copy_folding.hpp"
 #include "nccl_lowering.hpp"
 #include "send_order.hpp"
 #include "trees.hpp"
@@ -149,7 +149,7 @@ void lower_nvls_tree(Lowering& low, const NcclCall& call, bool fold) {
       if (tree.links[n].parent >= 0) up_t[n] = send_type(n, tree.links[n].parent);
       for (int c : kids(tree.links[n])) down_t[n].push_back(send_type(n, c));
     }
-    // One head stands for all when the heads are exact images (head_folding.hpp); else every head runs.
+    // One head stands for all when the heads are exact images (copy_folding.hpp); else every head runs.
     std::vector<std::vector<std::uint32_t>> by_type;
     for (const FlowType& f : types) by_type.push_back(f.links_by_head[0]);
     std::vector<std::vector<std::vector<std::uint32_t>>> all;
@@ -158,7 +158,7 @@ void lower_nvls_tree(Lowering& low, const NcclCall& call, bool fold) {
       all.push_back(f.links_by_head);
       uniform = uniform && f.uniform;
     }
-    const auto folded = uniform && fold ? fold_heads(topo, all) : std::nullopt;
+    const auto folded = uniform && fold ? fold_copies(topo, all) : std::nullopt;
     const std::size_t runs = folded ? 1 : heads.size();
     for (std::size_t hi = 0; hi < runs; ++hi) {
       std::vector<PathId> path(types.size());

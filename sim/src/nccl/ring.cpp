@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 #include "costs.hpp"
+#include "copy_folding.hpp"
 #include "nccl_lowering.hpp"
 #include "send_order.hpp"
 
@@ -49,12 +51,52 @@ int ring_steps(ir::Collective coll, int p) { return coll == ir::Collective::AllR
 // their total (nccl-tests size), into p shares.
 double rank_share(const NcclCall& call, int p) { return call.bytes / p / call.nchannels; }
 
+// Per ring position, the folded path of ring 0 standing for rings 0..distinct-1, or nullopt when the
+// rings are not exact images of one another (different alphas, links or loads).
+std::optional<std::vector<PathId>> fold_rings(Lowering& low, int distinct) {
+  const topo::Topology& topo = low.topo();
+  const int p = topo.num_gpus();
+  std::vector<std::vector<int>> orders;
+  for (int c = 0; c < distinct; ++c) orders.push_back(ring_order(topo, c));
+  std::vector<std::vector<std::vector<std::uint32_t>>> by_position(p);
+  for (int i = 0; i < p; ++i) {
+    const topo::Route& r0 = topo.route(orders[0][i], orders[0][(i + 1) % p]);
+    for (const auto& order : orders) {
+      const topo::Route& r = topo.route(order[i], order[(i + 1) % p]);
+      if (r.latency != r0.latency || r.path_class != r0.path_class) return std::nullopt;
+      std::vector<std::uint32_t> links;
+      for (LinkId l : r.links) links.push_back(l.v);
+      by_position[i].push_back(std::move(links));
+    }
+  }
+  const auto folded = fold_copies(topo, by_position);
+  if (!folded) return std::nullopt;
+  std::vector<PathId> paths;
+  for (const auto& links : *folded) paths.push_back(low.graph().add_path(links));
+  return paths;
+}
+
 // AllReduce, AllGather, ReduceScatter: loops of steps; op (rank, step, slice) forwards what the
 // previous rank sent at (step - 1, slice).
+// `folded`: per ring position, the path one ring uses to stand for all distinct rings (fold_rings);
+// nullptr: this ring's own routes.
 void lower_ring_collective(Lowering& low, const NcclCall& call, const ProtocolCosts& costs, int channel,
-                           double weight) {
+                           double weight, const std::vector<PathId>* folded) {
   const int p = low.topo().num_gpus();
   const std::vector<int> order = ring_order(low.topo(), channel);
+  const SimTime proxy = SimTime::from_us(low.params().get("sim.net.proxy_us"));
+  auto send = [&](int i, double payload, int track, std::uint32_t label, bool with_sync) {
+    if (folded == nullptr) {
+      return low.add_transfer(order[i], order[(i + 1) % p], payload, costs, track, label, with_sync, weight);
+    }
+    // As Lowering::add_transfer, on the folded path.
+    const topo::Route& r = low.topo().route(order[i], order[(i + 1) % p]);
+    SimTime delay = r.latency;
+    if (with_sync) delay += sync_cost(costs, r.path_class);
+    if (r.path_class == topo::PathClass::Net) delay += proxy;
+    return low.add_fabric_op((*folded)[i], payload / costs.wire_efficiency, costs.tb_bytes_per_s, delay, track, label,
+                             weight);
+  };
   const RingChunking chunking = ring_chunking(call.proto);
   const int steps = ring_steps(call.coll, p);
   const std::uint32_t label = low.graph().add_label("ring step");
@@ -75,8 +117,7 @@ void lower_ring_collective(Lowering& low, const NcclCall& call, const ProtocolCo
       for (int i = 0; i < p; ++i) {
         this_step[i].clear();
         for (int j = 0; j < chunking.slices; ++j) {
-          const TaskId t =
-              low.add_transfer(order[i], order[(i + 1) % p], slice, costs, tracks[i], label, j == 0, weight);
+          const TaskId t = send(i, slice, tracks[i], label, j == 0);
           order_of[i].chain(low.graph(), t, net[i] != 0);
           if (s > 0) low.graph().depend(prev_step[(i + p - 1) % p][j], t);
           this_step[i].push_back(t);
@@ -119,18 +160,27 @@ void lower_ring_chain(Lowering& low, const NcclCall& call, const ProtocolCosts& 
 
 }  // namespace
 
-void lower_ring(Lowering& low, const NcclCall& call) {
+void lower_ring(Lowering& low, const NcclCall& call, bool fold) {
   const ProtocolCosts costs = protocol_costs(low.params(), call.proto, low.arch());
   const bool chain = call.coll == ir::Collective::Broadcast || call.coll == ir::Collective::Reduce;
   // Channels with the same ring are identical: simulate one, weighted by how many it stands for.
   const int distinct = low.topo().num_nodes() == 1 ? 1 : std::min(call.nchannels, low.topo().gpus_per_node());
+  // Across nodes the distinct rings are rotations of one another; where the topology is symmetric under
+  // that rotation, one ring stands for all (exact, copy_folding.hpp).
+  const bool same_weights = call.nchannels % distinct == 0;
+  if (fold && !chain && distinct > 1 && same_weights && costs.gpu_bytes_per_s == 0.0) {
+    if (const auto folded = fold_rings(low, distinct)) {
+      lower_ring_collective(low, call, costs, 0, call.nchannels / distinct, &*folded);
+      return;
+    }
+  }
   for (int c = 0; c < distinct; ++c) {
     double weight = 0;
     for (int k = c; k < call.nchannels; k += distinct) ++weight;
     if (chain)
       lower_ring_chain(low, call, costs, c, weight);
     else
-      lower_ring_collective(low, call, costs, c, weight);
+      lower_ring_collective(low, call, costs, c, weight, nullptr);
   }
 }
 

@@ -1,4 +1,4 @@
-#include "head_folding.hpp"
+#include "copy_folding.hpp"
 
 #include <map>
 
@@ -29,15 +29,15 @@ bool same_link_kind(const topo::Topology& topo, std::uint32_t a, std::uint32_t b
 
 }  // namespace
 
-std::optional<std::vector<std::vector<std::uint32_t>>> fold_heads(
+std::optional<std::vector<std::vector<std::uint32_t>>> fold_copies(
     const topo::Topology& topo, const std::vector<std::vector<std::vector<std::uint32_t>>>& paths) {
   UnionFind classes;
-  for (const auto& by_head : paths) {
-    for (const auto& path : by_head) {
-      if (path.size() != by_head[0].size()) return std::nullopt;
+  for (const auto& by_copy : paths) {
+    for (const auto& path : by_copy) {
+      if (path.size() != by_copy[0].size()) return std::nullopt;
       for (std::size_t k = 0; k < path.size(); ++k) {
-        if (!same_link_kind(topo, path[k], by_head[0][k])) return std::nullopt;
-        classes.unite(path[k], by_head[0][k]);
+        if (!same_link_kind(topo, path[k], by_copy[0][k])) return std::nullopt;
+        classes.unite(path[k], by_copy[0][k]);
       }
     }
   }
@@ -49,10 +49,10 @@ std::optional<std::vector<std::vector<std::uint32_t>>> fold_heads(
     members[root].push_back(entry.first);
   }
   std::vector<std::vector<std::uint32_t>> folded;
-  for (const auto& by_head : paths) {
-    // Load of every link by all heads' copies of this flow type, per unit rate.
+  for (const auto& by_copy : paths) {
+    // Load of every link by all copies of this flow type, per unit rate.
     std::map<std::uint32_t, int> load;
-    for (const auto& path : by_head) {
+    for (const auto& path : by_copy) {
       for (std::uint32_t l : path) ++load[l];
     }
     // Every link of a class must carry the same load, counting the links it leaves at zero.
