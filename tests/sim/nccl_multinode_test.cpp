@@ -108,7 +108,7 @@ TEST(NcclMultiNode, TreeAllreduceSendsEveryChannelUpAndDownEachEdgeOnce) {
   const SimParams params;
   Lowering low(ndv5_x2(), params.table, nullptr);
   const double bytes = 64.0 * 1024 * 1024;
-  nccl::lower_tree(low, nccl::NcclCall{ir::Collective::AllReduce, bytes, ir::Protocol::Simple, 32});
+  nccl::lower_tree(low, nccl::NcclCall{ir::Collective::AllReduce, bytes, ir::Protocol::Simple, 32}, false);
   const Moved m = moved(ndv5_x2(), low);
   EXPECT_NEAR(m.network, 2 * bytes, 1e-6 * bytes);
   EXPECT_NEAR(m.intra, 28 * bytes, 1e-6 * bytes);
@@ -159,6 +159,22 @@ TEST(NcclMultiNode, FoldingRotatedRingsIsExact) {
     const double t_all = all.run().makespan.us();
     const double t_one = one.run().makespan.us();
     EXPECT_NEAR(t_one, t_all, 1e-9 * t_all) << c.topo->name() << " " << ir::to_string(c.proto);
+  }
+}
+
+TEST(NcclMultiNode, FoldingRotatedTreesIsExact) {
+  const SimParams params;
+  for (const topo::Topology* topo : {&ndv5_x2(), &ndv5_x16()}) {
+    for (auto proto : {ir::Protocol::LL128, ir::Protocol::Simple}) {
+      const nccl::NcclCall call{ir::Collective::AllReduce, 8.0 * 1024 * 1024, proto, 32};
+      Lowering all(*topo, params.table, nullptr), one(*topo, params.table, nullptr);
+      nccl::lower_tree(all, call, false);
+      nccl::lower_tree(one, call, true);
+      EXPECT_EQ(one.graph().size() * 8, all.graph().size());  // it did fold
+      const double t_all = all.run().makespan.us();
+      const double t_one = one.run().makespan.us();
+      EXPECT_NEAR(t_one, t_all, 1e-9 * t_all) << topo->name() << " " << ir::to_string(proto);
+    }
   }
 }
 

@@ -19,9 +19,9 @@ struct NcclCall {
 // rings when they are exact images of one another (copy_folding.hpp); false runs every ring.
 void lower_ring(Lowering& low, const NcclCall& call, bool fold = true);
 
-// Tree allreduce inside one node (NCCL's intra-node tree is a chain): reduce up the chain to rank 0,
-// broadcast back down, pipelined per step-sized chunk.
-void lower_tree(Lowering& low, const NcclCall& call);
+// Tree allreduce (NCCL's double binary tree, trees.hpp; inside one node a chain): reduce up to the
+// root, broadcast back down, pipelined per step-sized chunk. `fold`: across nodes, run one rotation of each tree for all where that is exact (copy_folding.hpp).
+void lower_tree(Lowering& low, const NcclCall& call, bool fold = true);
 
 // NVLS (NVSwitch multicast, Hopper+): each rank reduces its shard in the switch (multimem.ld_reduce:
 // every rank's port sends the shard once, the owner's port receives it once), then multicasts the

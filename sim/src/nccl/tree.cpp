@@ -1,7 +1,10 @@
 #include <fmt/core.h>
 
 #include <algorithm>
+#include <map>
+#include <optional>
 
+#include "copy_folding.hpp"
 #include "costs.hpp"
 #include "nccl_lowering.hpp"
 #include "send_order.hpp"
@@ -26,10 +29,23 @@ double tree_chunk(ir::Protocol proto) {
 // One tree channel (NCCL all_reduce.h runTreeUpDown/runTreeSplit): per chunk, every rank reduces
 // what its children sent and passes it to its parent; the root then sends the result down, every rank
 // forwarding what its parent sent to its children.
+// Folded paths of one tree standing for its rotations, keyed by (src, dst) of its sends.
+using FoldedSends = std::map<std::pair<int, int>, PathId>;
+
 void lower_tree_channel(Lowering& low, const NcclCall& call, const ProtocolCosts& costs, const GpuTree& tree,
-                        const std::string& name, double weight) {
+                        const std::string& name, double weight, const FoldedSends* folded) {
   const topo::Topology& topo = low.topo();
   const int p = topo.num_gpus();
+  const SimTime proxy = SimTime::from_us(low.params().get("sim.net.proxy_us"));
+  auto send = [&](int src, int dst, double payload, int track, std::uint32_t label) {
+    if (folded == nullptr) return low.add_transfer(src, dst, payload, costs, track, label, true, weight);
+    // As Lowering::add_transfer, on the folded path.
+    const topo::Route& r = topo.route(src, dst);
+    SimTime delay = r.latency + sync_cost(costs, r.path_class);
+    if (r.path_class == topo::PathClass::Net) delay += proxy;
+    return low.add_fabric_op(folded->at({src, dst}), payload / costs.wire_efficiency, costs.tb_bytes_per_s, delay,
+                             track, label, weight);
+  };
   const std::uint32_t up_label = low.graph().add_label("tree reduce");
   const std::uint32_t down_label = low.graph().add_label("tree broadcast");
   std::vector<int> tracks(p);
@@ -50,7 +66,7 @@ void lower_tree_channel(Lowering& low, const NcclCall& call, const ProtocolCosts
     remaining -= chunk;
     for (int r : tree.leaves_first) {
       if (tree.parent[r] < 0) continue;
-      const TaskId t = low.add_transfer(r, tree.parent[r], chunk, costs, tracks[r], up_label, true, weight);
+      const TaskId t = send(r, tree.parent[r], chunk, tracks[r], up_label);
       for (int c : tree.children[r]) low.graph().depend(up[c], t);
       up_order[r].chain(low.graph(), t, up_net[r] != 0);
       up[r] = t;
@@ -59,7 +75,7 @@ void lower_tree_channel(Lowering& low, const NcclCall& call, const ProtocolCosts
       const int r = *it;
       const auto& kids = tree.children[r];
       for (std::size_t k = 0; k < kids.size(); ++k) {
-        const TaskId t = low.add_transfer(r, kids[k], chunk, costs, tracks[r], down_label, true, weight);
+        const TaskId t = send(r, kids[k], chunk, tracks[r], down_label);
         if (r == tree.root) {
           for (int c : kids) low.graph().depend(up[c], t);
         } else {
@@ -72,22 +88,66 @@ void lower_tree_channel(Lowering& low, const NcclCall& call, const ProtocolCosts
   }
 }
 
+// Tree `which` with rotation 0 standing for all ppn rotations, which are its images under rotating the
+// local GPUs and rails; nullopt unless that is exact (copy_folding.hpp).
+std::optional<FoldedSends> fold_rotations(Lowering& low, int which) {
+  const topo::Topology& topo = low.topo();
+  const int g = topo.gpus_per_node();
+  auto rotate = [&](int rank, int by) { return rank / g * g + (rank % g + by) % g; };
+  const GpuTree tree = gpu_tree(topo, which, 0);
+  std::vector<std::pair<int, int>> sends;
+  for (int r = 0; r < topo.num_gpus(); ++r) {
+    if (tree.parent[r] >= 0) sends.emplace_back(r, tree.parent[r]);
+    for (int c : tree.children[r]) sends.emplace_back(r, c);
+  }
+  std::vector<std::vector<std::vector<std::uint32_t>>> by_send;
+  for (const auto& [src, dst] : sends) {
+    const topo::Route& r0 = topo.route(src, dst);
+    by_send.emplace_back();
+    for (int by = 0; by < g; ++by) {
+      const topo::Route& r = topo.route(rotate(src, by), rotate(dst, by));
+      if (r.latency != r0.latency || r.path_class != r0.path_class) return std::nullopt;
+      std::vector<std::uint32_t> links;
+      for (LinkId l : r.links) links.push_back(l.v);
+      by_send.back().push_back(std::move(links));
+    }
+  }
+  const auto folded = fold_copies(topo, by_send);
+  if (!folded) return std::nullopt;
+  FoldedSends out;
+  for (std::size_t k = 0; k < sends.size(); ++k) out[sends[k]] = low.graph().add_path((*folded)[k]);
+  return out;
+}
+
 }  // namespace
 
-void lower_tree(Lowering& low, const NcclCall& call) {
+void lower_tree(Lowering& low, const NcclCall& call, bool fold) {
   const ProtocolCosts costs = protocol_costs(low.params(), call.proto, low.arch());
   const topo::Topology& topo = low.topo();
   // Channel c runs tree c % 2 with its node chains rotated by (c / 2) % ppn, so that channels leave
   // and enter nodes through different GPUs and NICs. Inside one node both trees are the same chain and
   // every channel runs it. Channels with the same shape are simulated once, weighted by their count.
   const int shapes = topo.num_nodes() == 1 ? 1 : std::min(call.nchannels, 2 * topo.gpus_per_node());
+  // Across nodes the rotations of a tree are images of one another: where that is exact, one rotation
+  // per tree stands for all.
+  const int g = topo.gpus_per_node();
+  if (fold && shapes == 2 * g && g > 1 && call.nchannels % shapes == 0 && costs.gpu_bytes_per_s == 0.0) {
+    const auto tree0 = fold_rotations(low, 0);
+    const auto tree1 = tree0 ? fold_rotations(low, 1) : std::nullopt;
+    if (tree0 && tree1) {
+      const double weight = call.nchannels / shapes;
+      lower_tree_channel(low, call, costs, gpu_tree(topo, 0, 0), "tree 0 all rotations", weight, &*tree0);
+      lower_tree_channel(low, call, costs, gpu_tree(topo, 1, 0), "tree 1 all rotations", weight, &*tree1);
+      return;
+    }
+  }
   for (int s = 0; s < shapes; ++s) {
     double weight = 0;
     for (int c = s; c < call.nchannels; c += shapes) ++weight;
     const int which = s % 2;
     const int rotation = (s / 2) % topo.gpus_per_node();
     lower_tree_channel(low, call, costs, gpu_tree(topo, which, rotation), fmt::format("tree {} rot {}", which, rotation),
-                       weight);
+                       weight, nullptr);
   }
 }
 
