@@ -6,6 +6,8 @@
 // (rrs, rcs) as in msccl-tools' ring programs.
 #include <algorithm>
 
+#include <fmt/core.h>
+
 #include "generators.hpp"
 #include "program.hpp"
 
@@ -114,6 +116,14 @@ const std::vector<ir::Collective> kChainCollectives{C::Broadcast, C::Reduce};
 Support ring_supports(const GenRequest& req) {
   if (auto s = check_common(req, kRingCollectives); !s.ok()) return s;
   if (req.spread < 1 || req.spread > req.ngpus) return {"spread must be between 1 and the rank count"};
+  // Every hop puts at least one step per piece on the tb of its segment's channel, so a tb gets at
+  // least hops * chunks / spread steps: decline before building what the step limit would refuse
+  // (at 128 ranks the build alone takes seconds).
+  const int hops = (req.collective == C::AllReduce ? 2 : 1) * (req.ngpus - 1);
+  const int fewest_steps = (hops * req.chunks + req.spread - 1) / req.spread;
+  if (fewest_steps > ir::Limits{}.max_steps_per_tb)
+    return {fmt::format("{} hops x {} pieces over spread {} need at least {} steps per tb, more than {} (raise spread)", hops,
+                        req.chunks, req.spread, fewest_steps, ir::Limits{}.max_steps_per_tb)};
   return check_rings(req);
 }
 
