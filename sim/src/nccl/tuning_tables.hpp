@@ -1,7 +1,8 @@
 // NCCL's own performance-model constants, per NCCL version, used only to reproduce which algorithm,
 // protocol and channel count NCCL picks. They are NCCL's estimates, not ccforge's timing model (that
 // is the engine plus sim/src/params.cpp). Read from NVIDIA/nccl tags v2.18.3-1 and v2.28.9-1:
-// src/graph/tuning.cc (baseLat, hwLat, llMaxBws, perChMax*, treeCorrectionFactor, ncclTopoTuneModel),
+// src/graph/tuning.cc (baseLat, hwLat, llMaxBws, perChMax* incl. perChMaxNVLSTreeBws, treeCorrectionFactor,
+// ncclTopoTuneModel, ncclPatEnable, getNetOverhead),
 // src/graph/topo.h (SM90_NVLINK_BW), src/enqueue.cc (getAlgoInfo channel thinning).
 // Index order as NCCL: algorithms Tree 0, Ring 1, CollNetDirect 2, CollNetChain 3, NVLS 4, NVLSTree 5,
 // PAT 6; protocols LL 0, LL128 1, Simple 2; architectures Volta 0, Ampere 1, Hopper 2, Blackwell 3.
