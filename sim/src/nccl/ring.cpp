@@ -102,7 +102,8 @@ void lower_ring_collective(Lowering& low, const NcclCall& call, const ProtocolCo
   const std::uint32_t label = low.graph().add_label("ring step");
   std::vector<int> tracks(p);
   for (int i = 0; i < p; ++i) {
-    tracks[i] = low.track(fmt::format("rank {} ch {} x{} (ring)", order[i], channel, weight));
+    tracks[i] = low.track(fmt::format("rank {} ch {} x{} (ring{})", order[i], channel, weight,
+                                      folded != nullptr ? ", standing for every distinct ring" : ""));
   }
   double remaining = rank_share(call, p);
   std::vector<std::vector<TaskId>> prev_step(p), this_step(p);  // per ring position: slices
