@@ -52,7 +52,8 @@ double ring_bus_bw(const NcclView& v, ir::Collective coll, int proto, double bw)
     return std::min(t.ll_max_bw[v.nnodes == 1 ? v.arch : 0][col], bw * factor);
   }
   if (proto == kLL128) {
-    const double factor = v.ppn < 2 ? 0.7 : 0.92;
+    // 2.18 discounts a GPU that sends and receives through its NIC (ppn < 2); 2.28 does not.
+    const double factor = v.tables->legacy_multi_node && v.ppn < 2 ? 0.7 : 0.92;
     return std::min(bw * factor, v.nchannels * t.per_ch_max_ring_ll128_bw[v.arch][col]);
   }
   return bw;
