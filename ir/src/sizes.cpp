@@ -38,7 +38,7 @@ std::optional<ExecutorBuffers> executor_buffers(Collective c, int ngpus, int nch
   switch (c) {
     case AllReduce:
     case Broadcast:
-    case Reduce: return ExecutorBuffers{n, n};
+    case Reduce:
     case AllToAll: return ExecutorBuffers{n, n};
     case AllGather:
       if (n % p != 0) return std::nullopt;
