@@ -133,7 +133,7 @@ void add_validate_command(CLI::App& app) {
   auto* algos = cmd->add_option("--algos", flags->algos_dir, "directory of MSCCL XML algorithms")->check(CLI::ExistingDirectory);
   cmd->add_option("--tuned", flags->tuned_dir, "directory written by `ccforge tune --out` (algorithms/ and selection.csv)")
       ->check(CLI::ExistingDirectory)->excludes(algos);
-  cmd->add_option("-b,--minbytes", flags->min_size, "smallest size (nccl-tests: bytes of the larger buffer)")->capture_default_str();
+  cmd->add_option("-b,--minbytes", flags->min_size, "smallest size, as nccl-tests counts it (allgather, reducescatter, alltoall, gather, scatter: total over ranks)")->capture_default_str();
   cmd->add_option("-e,--maxbytes", flags->max_size, "largest size (default 1M on host, 1G on cuda)");
   cmd->add_option("-f,--stepfactor", flags->factor, "size multiplier")->check(CLI::Range(2, 1024))->capture_default_str();
   cmd->add_option("-n,--iters", flags->iterations, "timed iterations")->check(CLI::Range(1, 1000000))->capture_default_str();
