@@ -3,9 +3,12 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <optional>
 #include <vector>
 
 #include "ccforge/common/units.hpp"
+#include "period_detector.hpp"
 #include "task_graph.hpp"
 
 namespace ccforge::sim {
@@ -18,6 +21,10 @@ struct EngineStats {
   std::uint64_t transfers = 0;
   std::size_t unfinished = 0;  // tasks that never ran: a dependency cycle or a zero-capacity path
   TaskId first_unfinished = 0;
+  // Set when the graph declares repeated blocks and the run provably became periodic before its last
+  // block started (period_detector.hpp).
+  std::optional<Period> period;
+  std::uint64_t blocks_extrapolated = 0;  // blocks whose time run_extrapolated() added in closed form
 };
 
 struct EngineLinks {
@@ -26,5 +33,12 @@ struct EngineLinks {
 };
 
 EngineStats run_task_graph(const TaskGraph& graph, const EngineLinks& links, Trace* trace);
+
+// A loop of `blocks` identical iterations (the last may be partial), simulated in O(1) iterations where
+// the run provably becomes periodic. `run(n)` must lower and simulate the loop's first n - 1 iterations
+// plus its last one, declared as repeated blocks. Tries n = 8, 32, ... and returns the first run that
+// proves a period (its makespan plus (blocks - n) periods: exact, see period_detector.hpp), else the
+// full run (also when `extrapolate` is false, or a short run leaves tasks unfinished).
+EngineStats run_extrapolated(std::uint64_t blocks, bool extrapolate, const std::function<EngineStats(std::uint64_t)>& run);
 
 }  // namespace ccforge::sim

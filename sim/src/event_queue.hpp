@@ -27,6 +27,7 @@ class EventQueue {
 
   void push(SimTime time, Payload payload) { heap_.push(Event{EventKey{time, next_seq_++}, payload}); }
   bool empty() const { return heap_.empty(); }
+  SimTime next_time() const { return heap_.top().key.time; }  // queue must not be empty
   Event pop() {
     Event e = heap_.top();
     heap_.pop();

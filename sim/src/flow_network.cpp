@@ -13,7 +13,8 @@ FlowNetwork::FlowNetwork(std::vector<double> link_capacity, std::size_t max_flow
       flows_(max_flows),
       reschedule_(std::move(reschedule)),
       link_mark_(capacity_.size(), 0),
-      flow_mark_(max_flows, 0) {}
+      flow_mark_(max_flows, 0),
+      link_dirty_(capacity_.size(), false) {}
 
 void FlowNetwork::set_trace(Trace* trace, std::vector<int> link_tracks) {
   trace_ = trace;
@@ -25,10 +26,10 @@ void FlowNetwork::start(std::uint32_t flow, const std::vector<std::uint32_t>& li
   Flow& f = flows_[flow];
   f = Flow{&links, wire_bytes, 0.0, rate_cap, weight, now, f.generation + 1, true};
   for (std::uint32_t l : links) flows_on_link_[l].push_back(flow);
-  resolve_around(links, now);
+  mark_dirty(links);
 }
 
-bool FlowNetwork::finish(std::uint32_t flow, std::uint32_t generation, SimTime now) {
+bool FlowNetwork::finish(std::uint32_t flow, std::uint32_t generation) {
   Flow& f = flows_[flow];
   if (!f.active || f.generation != generation) return false;
   f.active = false;
@@ -38,8 +39,17 @@ bool FlowNetwork::finish(std::uint32_t flow, std::uint32_t generation, SimTime n
     *it = on.back();  // swap-remove: order inside a link does not affect the solution
     on.pop_back();
   }
-  resolve_around(*f.links, now);
+  mark_dirty(*f.links);
   return true;
+}
+
+void FlowNetwork::mark_dirty(const std::vector<std::uint32_t>& links) {
+  for (std::uint32_t l : links) {
+    if (!link_dirty_[l]) {
+      link_dirty_[l] = true;
+      dirty_links_.push_back(l);
+    }
+  }
 }
 
 void FlowNetwork::collect_component(const std::vector<std::uint32_t>& seed_links) {
@@ -68,8 +78,11 @@ void FlowNetwork::collect_component(const std::vector<std::uint32_t>& seed_links
   }
 }
 
-void FlowNetwork::resolve_around(const std::vector<std::uint32_t>& seed_links, SimTime now) {
-  collect_component(seed_links);
+void FlowNetwork::settle(SimTime now) {
+  if (dirty_links_.empty()) return;
+  for (std::uint32_t l : dirty_links_) link_dirty_[l] = false;
+  collect_component(dirty_links_);
+  dirty_links_.clear();
   // Local dense indices for the solver; sorted so the problem (and thus rounding) is deterministic.
   std::sort(comp_links_.begin(), comp_links_.end());
   std::sort(comp_flows_.begin(), comp_flows_.end());

@@ -11,6 +11,7 @@
 
 #include "ccforge/sim/sim.hpp"
 #include "lowering.hpp"
+#include "msccl_lowering.hpp"
 
 namespace ccforge::sim {
 namespace {
@@ -83,14 +84,24 @@ class MscclLowering {
     flag_label_ = low.graph().add_label("flag wait");
   }
 
-  void lower(ByteCount chunk_bytes) {
+  static ByteCount iterations(ByteCount chunk_bytes, ir::Protocol proto) {
+    const ByteCount tile = tile_bytes(proto);
+    return (chunk_bytes + tile - 1) / tile;
+  }
+
+  // The executor's loop over tiles, cut short to its first `iters - 1` full tiles and its last tile
+  // (run_extrapolated adds the rest), declared to the engine as repeated blocks when cut short.
+  void lower(ByteCount chunk_bytes, ByteCount iters) {
     const ByteCount tile = tile_bytes(algo_.protocol);
-    const ByteCount iters = (chunk_bytes + tile - 1) / tile;
+    const ByteCount last_tile = chunk_bytes - (iterations(chunk_bytes, algo_.protocol) - 1) * tile;
+    const TaskId first = static_cast<TaskId>(low_.graph().size());
     std::vector<TaskId> last_of_tb;  // per (rank, tb), last task of the previous iteration
     for (ByteCount it = 0; it < iters; ++it) {
-      const double bytes = static_cast<double>(std::min(tile, chunk_bytes - it * tile));
-      lower_iteration(bytes, last_of_tb);
+      lower_iteration(static_cast<double>(it + 1 < iters ? tile : last_tile), last_of_tb);
     }
+    if (iters == iterations(chunk_bytes, algo_.protocol)) return;  // the full run: nothing to extrapolate
+    const auto per_iteration = static_cast<TaskId>((low_.graph().size() - first) / iters);
+    low_.graph().set_repeated(RepeatedBlocks{first, per_iteration, static_cast<std::uint32_t>(iters)});
   }
 
   StepRef step_of(TaskId t) const { return step_refs_[t]; }
@@ -226,18 +237,29 @@ class MscclLowering {
 
 SimResult simulate(const topo::Topology& topo, const ir::Algorithm& algo, const CallSpec& call, const SimParams& params,
                    Trace* trace) {
+  // A trace shows every iteration, so it simulates them all.
+  return simulate_msccl(topo, algo, call, params, trace, trace == nullptr);
+}
+
+SimResult simulate_msccl(const topo::Topology& topo, const ir::Algorithm& algo, const CallSpec& call,
+                         const SimParams& params, Trace* trace, bool extrapolate) {
   check_fits(topo, algo, call);
-  Lowering low(topo, params.table, trace);
-  MscclLowering msccl(low, algo);
-  msccl.lower(ir::executor_bytes(algo.collective, algo.ngpus, call.bytes) / algo.nchunksperloop);
-  const EngineStats stats = low.run();
-  if (stats.unfinished > 0) {
-    const StepRef s = msccl.step_of(stats.first_unfinished);
-    fail_at(algo.source_file, algo.gpus.at(s.rank).tbs.at(s.tb).steps.at(s.step).line,
-         fmt::format("algorithm deadlocks: {} steps never run, first rank {} tb {} step {}", stats.unfinished, s.rank,
-                     s.tb, s.step),
-         "fix the dependency cycle (run `ccforge ir check`)");
-  }
+  const ByteCount chunk_bytes = ir::executor_bytes(algo.collective, algo.ngpus, call.bytes) / algo.nchunksperloop;
+  const ByteCount iters = MscclLowering::iterations(chunk_bytes, algo.protocol);
+  const EngineStats stats = run_extrapolated(iters, extrapolate, [&](ByteCount lowered) {
+    Lowering low(topo, params.table, trace);
+    MscclLowering msccl(low, algo);
+    msccl.lower(chunk_bytes, lowered);
+    const EngineStats run = low.run();
+    if (run.unfinished > 0 && lowered == iters) {
+      const StepRef s = msccl.step_of(run.first_unfinished);
+      fail_at(algo.source_file, algo.gpus.at(s.rank).tbs.at(s.tb).steps.at(s.step).line,
+           fmt::format("algorithm deadlocks: {} steps never run, first rank {} tb {} step {}", run.unfinished, s.rank,
+                       s.tb, s.step),
+           "fix the dependency cycle (run `ccforge ir check`)");
+    }
+    return run;
+  });
   return SimResult{stats.makespan + msccl_runtime_costs(params.table).base, algo.name, stats.events, stats.transfers};
 }
 

@@ -27,6 +27,17 @@ struct Task {
   std::uint32_t label = 0;  // index into TaskGraph::labels (trace slice name)
 };
 
+// Tasks [first, first + size * count) are `count` copies of one block of work (an executor loop
+// iteration): task first + b * size + k of block b plays the part of task k; each block's edges come
+// from itself or the block before, the same for every block but the first (which has nothing before
+// it); only the last block's bytes and delays may differ (a partial tile). Any other task must come
+// before `first`. Declaring this lets the engine detect an exactly periodic regime (period_detector.hpp).
+struct RepeatedBlocks {
+  TaskId first = 0;
+  TaskId size = 0;
+  std::uint32_t count = 0;
+};
+
 class TaskGraph {
  public:
   TaskId add(const Task& task) {
@@ -34,6 +45,8 @@ class TaskGraph {
     return static_cast<TaskId>(tasks_.size() - 1);
   }
   void depend(TaskId before, TaskId after) { edges_.push_back({before, after}); }
+  void set_repeated(const RepeatedBlocks& blocks) { repeated_ = blocks; }
+  const RepeatedBlocks& repeated() const { return repeated_; }
   PathId add_path(std::vector<std::uint32_t> links) {
     paths_.push_back(std::move(links));
     return static_cast<PathId>(paths_.size() - 1);
@@ -58,6 +71,7 @@ class TaskGraph {
   std::vector<Edge> edges_;
   std::vector<std::vector<std::uint32_t>> paths_;
   std::vector<std::string> labels_;
+  RepeatedBlocks repeated_;
 };
 
 }  // namespace ccforge::sim

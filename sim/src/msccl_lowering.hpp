@@ -1,0 +1,14 @@
+// The MSCCL simulation with its one internal switch exposed, for tests that check the closed form
+// against the full step-by-step run.
+#pragma once
+
+#include "ccforge/sim/sim.hpp"
+
+namespace ccforge::sim {
+
+// `extrapolate` false simulates every tile iteration; true adds provably periodic ones in closed form
+// (engine.hpp run_extrapolated). sim::simulate() extrapolates unless it writes a trace.
+SimResult simulate_msccl(const topo::Topology& topo, const ir::Algorithm& algo, const CallSpec& call,
+                         const SimParams& params, Trace* trace, bool extrapolate);
+
+}  // namespace ccforge::sim

@@ -1,0 +1,85 @@
+// Proves that a run over repeated blocks (TaskGraph::repeated(), e.g. the executor's tile iterations)
+// has become exactly periodic, so that the rest can be added in closed form instead of simulated.
+//
+// At a quiet point (between instants, all rates settled) the engine's whole state is: each task's
+// pending-predecessor count, each ready task's delay start, each flow's remaining bytes, rate and last
+// update. What happens next depends only on that state and the graph ahead (within an instant the order
+// of events does not matter, as the network is re-solved once per instant). A cut is taken at the first
+// quiet point after block b's first task became ready. If the state at cut b+1, read relative to block
+// b+1 and the cut's time, equals the state at cut b read relative to block b, then from cut b+1 the run
+// repeats the run from cut b one block and P = t(b+1) - t(b) later, bit for bit. When the last block
+// (the one that may be a partial tile) has not started by cut b+1, a run over n > count blocks therefore
+// ends exactly (n - count) * P later than this one (see sim/README.md, "Speed").
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "ccforge/common/units.hpp"
+#include "flow_network.hpp"
+#include "task_graph.hpp"
+
+namespace ccforge::sim {
+
+struct Period {
+  std::uint32_t block = 0;  // the state at block + 1's cut repeats the state at block's cut
+  SimTime length;           // time between those cuts
+};
+
+class PeriodDetector {
+ public:
+  static constexpr std::uint32_t kDone = 0xffffffffu;
+
+  // Inactive unless the graph declares at least three repeated blocks and really has their structure
+  // (checked here, so a lowering that breaks the promise is simulated in full, not extrapolated wrongly).
+  PeriodDetector(const TaskGraph& graph, const std::vector<std::uint32_t>& pending,
+                 const std::vector<SimTime>& ready_at, const FlowNetwork& network);
+
+  bool active() const { return active_; }
+  void on_ready(TaskId t);
+  void on_done(TaskId t);
+  // Called at every quiet point; takes the pending cut, if any.
+  void at_quiet_point(SimTime now);
+  const std::optional<Period>& period() const { return period_; }
+
+ private:
+  // One task's state relative to a cut.
+  struct Entry {
+    std::uint32_t pending = 0;  // kDone when finished
+    std::uint8_t phase = 0;     // 0 waiting or done, 1 in its delay, 2 moving bytes
+    std::int64_t since_ps = 0;  // delay start or last rate change, minus the cut time
+    double remaining = 0.0;
+    double rate = 0.0;
+    bool operator==(const Entry&) const = default;
+  };
+  struct Snapshot {
+    std::uint32_t block = 0;
+    SimTime at;
+    std::uint32_t lo = 0, hi = 0;  // blocks covered
+    std::vector<Entry> entries;
+  };
+
+  static bool has_repeated_structure(const TaskGraph& graph);
+  std::uint32_t block_of(TaskId t) const { return (t - blocks_.first) / blocks_.size; }
+  bool in_blocks(TaskId t) const { return t >= blocks_.first && t - blocks_.first < blocks_.size * blocks_.count; }
+  void take(Snapshot& s, std::uint32_t block, SimTime now) const;
+  static bool repeats(const Snapshot& earlier, const Snapshot& later);
+
+  const std::vector<std::uint32_t>& pending_;
+  const std::vector<SimTime>& ready_at_;
+  const FlowNetwork& network_;
+  RepeatedBlocks blocks_;
+  bool active_ = false;
+  std::uint32_t prologue_left_ = 0;        // tasks before the blocks not yet done
+  std::vector<std::uint32_t> done_in_block_;
+  std::uint32_t lowest_open_ = 0;          // lowest block with a task not done
+  std::uint32_t highest_ready_ = 0;        // highest block with a task made ready
+  std::optional<std::uint32_t> cut_due_;   // block whose cut the next quiet point takes
+  bool last_started_ = false;
+  Snapshot previous_, current_;
+  bool have_previous_ = false;
+  std::optional<Period> period_;
+};
+
+}  // namespace ccforge::sim

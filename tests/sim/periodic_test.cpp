@@ -1,0 +1,150 @@
+// The closed form for repeated tile iterations (period_detector.hpp, run_extrapolated) against the full
+// step-by-step simulation: hand-built graphs whose period the comments derive, every real MSCCL file
+// and every generated candidate at sizes with many iterations and a partial last tile. The closed form
+// claims bit-exact agreement (times are integer picoseconds), so the tests demand equality.
+#include <filesystem>
+
+#include <gtest/gtest.h>
+
+#include "ccforge/search/search.hpp"
+#include "ccforge/sim/sim.hpp"
+#include "engine.hpp"
+#include "msccl_lowering.hpp"
+
+namespace ccforge::sim {
+namespace {
+
+const std::string kRoot = CCFORGE_SOURCE_DIR;
+
+const topo::Topology& topology(const std::string& name) {
+  static const topo::Topology ndv5 = topo::load_topology(kRoot + "/data/topologies/ndv5.xml");
+  static const topo::Topology ndv4 = topo::load_topology(kRoot + "/data/topologies/ndv4.xml");
+  return name == "ndv4" ? ndv4 : ndv5;
+}
+
+// A producer tb and a consumer tb per block: the producer sends `bytes` over link 0 (1 GB/s) after a
+// 1 us alpha, the consumer forwards them over link 1 (0.5 GB/s) once the producer's send of the same
+// block is through. The producer's next send waits for the consumer's previous one (a credit), so at
+// most one block is in flight on each link. Block `count - 1` carries `last_bytes`.
+TaskGraph producer_consumer(std::uint32_t count, double bytes, double last_bytes, bool declare) {
+  TaskGraph g;
+  const PathId up = g.add_path({0});
+  const PathId down = g.add_path({1});
+  for (std::uint32_t b = 0; b < count; ++b) {
+    const double payload = b + 1 == count ? last_bytes : bytes;
+    Task send;
+    send.delay = SimTime::from_us(1);
+    send.wire_bytes = payload;
+    send.path = up;
+    Task forward = send;
+    forward.path = down;
+    const TaskId s = g.add(send);
+    const TaskId f = g.add(forward);
+    g.depend(s, f);
+    if (b > 0) {
+      g.depend(s - 2, s);  // the producer's own order
+      g.depend(f - 2, f);  // the consumer's own order
+      g.depend(f - 2, s);  // credit: the previous block has left the consumer
+    }
+  }
+  if (declare) g.set_repeated(RepeatedBlocks{0, 2, count});
+  return g;
+}
+
+const EngineLinks kTwoLinks{{1e9, 0.5e9}, {}};
+
+TEST(Periodic, ChainBecomesPeriodicWithTheSlowStagesPeriod) {
+  // 1 MB blocks: a send takes 1 us + 1000 us, a forward 1 us + 2000 us. In steady state the producer
+  // waits for the consumer's credit, so each block costs the slow stage's 2001 us plus the producer's
+  // 1001 us that cannot overlap the credit wait: the cycle s(b) -> f(b) -> s(b+1) is 3002 us.
+  const EngineStats s = run_task_graph(producer_consumer(12, 1e6, 1e6, true), kTwoLinks, nullptr);
+  ASSERT_TRUE(s.period.has_value());
+  EXPECT_EQ(s.period->length, SimTime::from_us(3002));
+}
+
+TEST(Periodic, ExtrapolatedEqualsFullRunWithPartialLastBlock) {
+  for (const std::uint64_t blocks : {9u, 40u, 1000u}) {
+    auto run = [&](std::uint64_t n) {
+      return run_task_graph(producer_consumer(static_cast<std::uint32_t>(n), 1e6, 3.5e5, n < blocks), kTwoLinks,
+                            nullptr);
+    };
+    const EngineStats closed = run_extrapolated(blocks, true, run);
+    const EngineStats full = run_extrapolated(blocks, false, run);
+    EXPECT_EQ(closed.makespan, full.makespan) << blocks;
+    EXPECT_GT(closed.blocks_extrapolated, 0u) << blocks;
+    EXPECT_LT(closed.events, full.events) << blocks;
+  }
+}
+
+TEST(Periodic, GraphThatBreaksTheDeclaredStructureIsNotExtrapolated) {
+  // Block 5 gets an extra edge: the blocks are not copies, so the detector must stay silent.
+  TaskGraph g = producer_consumer(12, 1e6, 1e6, true);
+  g.depend(2 * 5, 2 * 5 + 1);
+  EXPECT_FALSE(run_task_graph(g, kTwoLinks, nullptr).period.has_value());
+  // An edge reaching two blocks back is outside the promise too.
+  TaskGraph far = producer_consumer(12, 1e6, 1e6, true);
+  for (TaskId b = 2; b < 12; ++b) far.depend(2 * (b - 2), 2 * b);
+  EXPECT_FALSE(run_task_graph(far, kTwoLinks, nullptr).period.has_value());
+}
+
+CallSpec half(ByteCount bytes) { return CallSpec{bytes, *data_type_from_string("half")}; }
+
+ByteCount tile_of(ir::Protocol p) {
+  // formats.md §1.7, as msccl_lowering.cpp iterates (Simple per 512 KiB slot).
+  return p == ir::Protocol::LL ? 32768 : p == ir::Protocol::LL128 ? 576000 : 524288;
+}
+
+// A size whose chunks hold `tiles` whole tiles and a partial one (a third of a tile, whole elements).
+ByteCount size_with_partial_tile(const ir::Algorithm& algo, ByteCount tiles) {
+  const ByteCount chunk = tiles * tile_of(algo.protocol) + (tile_of(algo.protocol) / 3 / 2) * 2;
+  const ByteCount executor_bytes = chunk * algo.nchunksperloop;
+  // nccl-tests size from the executor's nBytes (they differ only for gather and scatter).
+  return executor_bytes * ir::ranks_in_size(algo.collective, algo.ngpus) / ir::size_multiplier(algo.collective, algo.ngpus);
+}
+
+struct Agreement {
+  int compared = 0;
+  int extrapolated = 0;
+};
+
+void expect_agreement(const topo::Topology& topo, const ir::Algorithm& algo, ByteCount bytes, Agreement& tally) {
+  const SimParams params;
+  const SimResult full = simulate_msccl(topo, algo, half(bytes), params, nullptr, false);
+  const SimResult closed = simulate_msccl(topo, algo, half(bytes), params, nullptr, true);
+  EXPECT_EQ(closed.time, full.time) << algo.name << " at " << bytes << " B: " << closed.time.us() << " vs "
+                                    << full.time.us() << " us";
+  ++tally.compared;
+  if (closed.events < full.events) ++tally.extrapolated;
+}
+
+TEST(Periodic, RealMscclFilesAgreeWithFullSimulation) {
+  Agreement tally;
+  for (const auto& entry : std::filesystem::directory_iterator(kRoot + "/tests/data/msccl")) {
+    if (entry.path().extension() != ".xml") continue;
+    const ir::Algorithm algo = ir::read_msccl_xml(entry.path());
+    const std::string topo_name = algo.collective == ir::Collective::AllToAll ? "ndv4" : "ndv5";
+    if (algo.ngpus != topology(topo_name).num_gpus()) continue;
+    for (const ByteCount tiles : {20u, 70u}) expect_agreement(topology(topo_name), algo, size_with_partial_tile(algo, tiles), tally);
+  }
+  EXPECT_GE(tally.compared, 20);
+  // Most real files are periodic well before their last tile; a file that is not is simulated in full.
+  EXPECT_GE(tally.extrapolated, tally.compared / 2) << tally.extrapolated << " of " << tally.compared;
+  std::printf("real files: %d sizes compared, %d extrapolated\n", tally.compared, tally.extrapolated);
+}
+
+TEST(Periodic, GeneratedCandidatesAgreeWithFullSimulation) {
+  const topo::Topology& ndv5 = topology("ndv5");
+  for (const ir::Collective coll : {ir::Collective::AllReduce, ir::Collective::AllGather, ir::Collective::ReduceScatter,
+                                    ir::Collective::AllToAll, ir::Collective::Broadcast, ir::Collective::Reduce,
+                                    ir::Collective::Gather, ir::Collective::Scatter}) {
+    Agreement tally;
+    for (const search::Candidate& c : search::enumerate_candidates(ndv5, coll).accepted) {
+      expect_agreement(ndv5, c.algorithm, size_with_partial_tile(c.algorithm, 24), tally);
+    }
+    EXPECT_GT(tally.compared, 0) << ir::to_string(coll);
+    std::printf("%-14s %3d candidates, %3d extrapolated\n", ir::to_string(coll), tally.compared, tally.extrapolated);
+  }
+}
+
+}  // namespace
+}  // namespace ccforge::sim
