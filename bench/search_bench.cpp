@@ -42,4 +42,18 @@ void BM_TuneSmallSizes(benchmark::State& state) {
 }
 BENCHMARK(BM_TuneSmallSizes)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
 
+// The sizes where the simulator's tile loop is long (allreduce, 64 MB-1 GB x4, one thread): items/s =
+// candidate evaluations per second where periodic iterations are added in closed form.
+void BM_TuneLargeSizes(benchmark::State& state) {
+  search::TuneOptions o;
+  o.collectives = {ir::Collective::AllReduce};
+  o.sizes = {ByteCount{64} << 20, ByteCount{256} << 20, ByteCount{1} << 30};
+  o.jobs = 1;
+  o.out_dir = std::filesystem::temp_directory_path() / "ccforge_search_bench_large";
+  std::size_t sims = 0;
+  for (auto _ : state) sims += search::tune(ndv5(), o, sim::SimParams{}).simulations;
+  state.SetItemsProcessed(static_cast<std::int64_t>(sims));
+}
+BENCHMARK(BM_TuneLargeSizes)->Unit(benchmark::kMillisecond)->Iterations(1);
+
 }  // namespace

@@ -117,8 +117,11 @@ class MscclLowering {
       auto& per_tb = task[gpu.rank];
       per_tb.resize(gpu.tbs.size());
       for (const ir::ThreadBlock& tb : gpu.tbs) {
-        const int track = low_.track(fmt::format("rank {} tb {} (send {} recv {} ch {})", gpu.rank, tb.id, tb.send_peer,
-                                                 tb.recv_peer, tb.channel));
+        // Named only when tracing: formatting it per tb and iteration was a visible share of a tune.
+        const int track = low_.trace() == nullptr
+                              ? -1
+                              : low_.track(fmt::format("rank {} tb {} (send {} recv {} ch {})", gpu.rank, tb.id,
+                                                       tb.send_peer, tb.recv_peer, tb.channel));
         for (std::size_t s = 0; s < tb.steps.size(); ++s) {
           const ir::Step& step = tb.steps[s];
           const StepTasks t = add_step(gpu.rank, tb, step, tile_bytes, track);
