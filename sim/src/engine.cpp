@@ -76,6 +76,7 @@ class Engine {
       }
     }
     stats_.period = detector_.period();
+    stats_.widening = !stats_.period && detector_.widening();
     for (TaskId t = 0; t < graph_.size(); ++t) {
       if (pending_[t] != kDone) {
         if (stats_.unfinished == 0) stats_.first_unfinished = t;
@@ -143,6 +144,7 @@ EngineStats run_extrapolated(std::uint64_t blocks, bool extrapolate, const std::
     for (std::uint64_t n = kFirstTry; n < blocks; n *= 4) {
       EngineStats s = run(n);
       if (s.unfinished > 0) break;  // a deadlock: report it as the full run sees it
+      if (s.widening) break;        // longer tries would fail too
       if (s.period) {
         s.blocks_extrapolated = blocks - n;
         s.makespan += s.period->length * static_cast<std::int64_t>(blocks - n);

@@ -24,6 +24,7 @@ struct EngineStats {
   // Set when the graph declares repeated blocks and the run provably became periodic before its last
   // block started (period_detector.hpp).
   std::optional<Period> period;
+  bool widening = false;  // no period, and none coming (PeriodDetector::widening)
   std::uint64_t blocks_extrapolated = 0;  // blocks whose time run_extrapolated() added in closed form
 };
 
@@ -38,7 +39,8 @@ EngineStats run_task_graph(const TaskGraph& graph, const EngineLinks& links, Tra
 // the run provably becomes periodic. `run(n)` must lower and simulate the loop's first n - 1 iterations
 // plus its last one, declared as repeated blocks. Tries n = 8, 32, ... and returns the first run that
 // proves a period (its makespan plus (blocks - n) periods: exact, see period_detector.hpp), else the
-// full run (also when `extrapolate` is false, or a short run leaves tasks unfinished).
+// full run (also when `extrapolate` is false, a short run leaves tasks unfinished, or one shows a
+// producer still gaining on its consumers).
 EngineStats run_extrapolated(std::uint64_t blocks, bool extrapolate, const std::function<EngineStats(std::uint64_t)>& run);
 
 }  // namespace ccforge::sim

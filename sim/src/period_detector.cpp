@@ -87,6 +87,7 @@ void PeriodDetector::at_quiet_point(SimTime now) {
     return;
   }
   take(current_, block, now);
+  widths_.push_back(current_.hi - current_.lo);
   if (have_previous_ && previous_.block + 1 == block && repeats(previous_, current_)) {
     period_ = Period{previous_.block, current_.at - previous_.at};
   }

@@ -42,6 +42,9 @@ class PeriodDetector {
   // Called at every quiet point; takes the pending cut, if any.
   void at_quiet_point(SimTime now);
   const std::optional<Period>& period() const { return period_; }
+  // The span of iterations in flight was still growing over the second half of the cuts: a producer
+  // keeps gaining on its consumers, so no later cut will repeat an earlier one.
+  bool widening() const { return widths_.size() >= 8 && widths_.back() > widths_[widths_.size() / 2]; }
 
  private:
   // One task's state relative to a cut.
@@ -77,6 +80,7 @@ class PeriodDetector {
   std::uint32_t highest_ready_ = 0;        // highest block with a task made ready
   std::optional<std::uint32_t> cut_due_;   // block whose cut the next quiet point takes
   bool last_started_ = false;
+  std::vector<std::uint32_t> widths_;      // blocks in flight at each cut
   Snapshot previous_, current_;
   bool have_previous_ = false;
   std::optional<Period> period_;
