@@ -2,6 +2,9 @@
 // Cho et al. SysML 2019; MSCCL alltoall_a100_two_step). Rank (n, a) = n * g + a on node n, local
 // index a. Intra-node phases use direct all-pairs on channel 0; inter-node phases run one ring per
 // rail (same local index on every node, so each NIC carries only its GPU's shard) on channel 1.
+// Allreduce's closing intra allgather runs on channel 2: the executor repeats the program per tile,
+// and with its own tbs tile i's allgather overlaps tile i+1's reduce-scatter and ring instead of
+// queueing behind them (on shared tbs the three phases ran one after another).
 //   allreduce:     intra reduce-scatter -> per-rail ring allreduce of the shard -> intra allgather
 //   allgather:     per-rail ring allgather -> intra allgather of the N gathered blocks
 //   reducescatter: intra reduce-scatter onto rails -> per-rail ring reduce-scatter
@@ -42,7 +45,7 @@ void hier_allreduce(Program& prog, const Grid& G) {
   for (int n = 0; n < N; ++n)
     for (int l = 0; l < G.g; ++l)
       for (int a = 0; a < G.g; ++a)
-        if (a != l) prog.send(in(G.rank(n, l), l * shard, shard), in(G.rank(n, a), l * shard, shard), 0);
+        if (a != l) prog.send(in(G.rank(n, l), l * shard, shard), in(G.rank(n, a), l * shard, shard), 2);
 }
 
 void hier_allgather(Program& prog, const Grid& G) {
