@@ -1,18 +1,23 @@
 // The closed form for repeated tile iterations (period_detector.hpp, run_extrapolated) against the full
-// step-by-step simulation: hand-built graphs whose period the comments derive, every real MSCCL file
-// and every generated candidate at sizes with many iterations and a partial last tile. The closed form
-// claims bit-exact agreement (times are integer picoseconds), so the tests demand equality.
+// step-by-step simulation: hand-built graphs whose period the comments derive, and every real MSCCL file
+// at sizes with many iterations and a partial last tile (generated candidates:
+// periodic_candidates_test.cpp). The closed form claims bit-exact agreement (times are integer
+// picoseconds), so the tests demand equality.
+#include <cstdio>
 #include <filesystem>
 
 #include <gtest/gtest.h>
 
-#include "ccforge/search/search.hpp"
 #include "ccforge/sim/sim.hpp"
 #include "engine.hpp"
-#include "msccl_lowering.hpp"
+#include "periodic_agreement.hpp"
 
 namespace ccforge::sim {
 namespace {
+
+using periodic_testing::Agreement;
+using periodic_testing::expect_agreement;
+using periodic_testing::size_with_partial_tile;
 
 const std::string kRoot = CCFORGE_SOURCE_DIR;
 
@@ -87,36 +92,6 @@ TEST(Periodic, GraphThatBreaksTheDeclaredStructureIsNotExtrapolated) {
   EXPECT_FALSE(run_task_graph(far, kTwoLinks, nullptr).period.has_value());
 }
 
-CallSpec half(ByteCount bytes) { return CallSpec{bytes, *data_type_from_string("half")}; }
-
-ByteCount tile_of(ir::Protocol p) {
-  // formats.md §1.7, as msccl_lowering.cpp iterates (Simple per 512 KiB slot).
-  return p == ir::Protocol::LL ? 32768 : p == ir::Protocol::LL128 ? 576000 : 524288;
-}
-
-// A size whose chunks hold `tiles` whole tiles and a partial one (a third of a tile, whole elements).
-ByteCount size_with_partial_tile(const ir::Algorithm& algo, ByteCount tiles) {
-  const ByteCount chunk = tiles * tile_of(algo.protocol) + (tile_of(algo.protocol) / 3 / 2) * 2;
-  const ByteCount executor_bytes = chunk * algo.nchunksperloop;
-  // nccl-tests size from the executor's nBytes (they differ only for gather and scatter).
-  return executor_bytes * ir::ranks_in_size(algo.collective, algo.ngpus) / ir::size_multiplier(algo.collective, algo.ngpus);
-}
-
-struct Agreement {
-  int compared = 0;
-  int extrapolated = 0;
-};
-
-void expect_agreement(const topo::Topology& topo, const ir::Algorithm& algo, ByteCount bytes, Agreement& tally) {
-  const SimParams params;
-  const SimResult full = simulate_msccl(topo, algo, half(bytes), params, nullptr, false);
-  const SimResult closed = simulate_msccl(topo, algo, half(bytes), params, nullptr, true);
-  EXPECT_EQ(closed.time, full.time) << algo.name << " at " << bytes << " B: " << closed.time.us() << " vs "
-                                    << full.time.us() << " us";
-  ++tally.compared;
-  if (closed.events < full.events) ++tally.extrapolated;
-}
-
 TEST(Periodic, RealMscclFilesAgreeWithFullSimulation) {
   Agreement tally;
   for (const auto& entry : std::filesystem::directory_iterator(kRoot + "/tests/data/msccl")) {
@@ -130,20 +105,6 @@ TEST(Periodic, RealMscclFilesAgreeWithFullSimulation) {
   // Most real files are periodic well before their last tile; a file that is not is simulated in full.
   EXPECT_GE(tally.extrapolated, tally.compared / 2) << tally.extrapolated << " of " << tally.compared;
   std::printf("real files: %d sizes compared, %d extrapolated\n", tally.compared, tally.extrapolated);
-}
-
-TEST(Periodic, GeneratedCandidatesAgreeWithFullSimulation) {
-  const topo::Topology& ndv5 = topology("ndv5");
-  for (const ir::Collective coll : {ir::Collective::AllReduce, ir::Collective::AllGather, ir::Collective::ReduceScatter,
-                                    ir::Collective::AllToAll, ir::Collective::Broadcast, ir::Collective::Reduce,
-                                    ir::Collective::Gather, ir::Collective::Scatter}) {
-    Agreement tally;
-    for (const search::Candidate& c : search::enumerate_candidates(ndv5, coll).accepted) {
-      expect_agreement(ndv5, c.algorithm, size_with_partial_tile(c.algorithm, 24), tally);
-    }
-    EXPECT_GT(tally.compared, 0) << ir::to_string(coll);
-    std::printf("%-14s %3d candidates, %3d extrapolated\n", ir::to_string(coll), tally.compared, tally.extrapolated);
-  }
 }
 
 }  // namespace

@@ -1,0 +1,42 @@
+// Shared by the periodic tests: sizes with many tile iterations and a partial last tile, and the
+// comparison of the closed form (simulate_msccl with extrapolation) with the full simulation.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include "ccforge/sim/sim.hpp"
+#include "msccl_lowering.hpp"
+
+namespace ccforge::sim::periodic_testing {
+
+inline CallSpec half(ByteCount bytes) { return CallSpec{bytes, *data_type_from_string("half")}; }
+
+inline ByteCount tile_of(ir::Protocol p) {
+  // formats.md §1.7, as msccl_lowering.cpp iterates (Simple per 512 KiB slot).
+  return p == ir::Protocol::LL ? 32768 : p == ir::Protocol::LL128 ? 576000 : 524288;
+}
+
+// A size whose chunks hold `tiles` whole tiles and a partial one (a third of a tile, whole elements).
+inline ByteCount size_with_partial_tile(const ir::Algorithm& algo, ByteCount tiles) {
+  const ByteCount chunk = tiles * tile_of(algo.protocol) + (tile_of(algo.protocol) / 3 / 2) * 2;
+  const ByteCount executor_bytes = chunk * algo.nchunksperloop;
+  // nccl-tests size from the executor's nBytes (they differ only for gather and scatter).
+  return executor_bytes * ir::ranks_in_size(algo.collective, algo.ngpus) / ir::size_multiplier(algo.collective, algo.ngpus);
+}
+
+struct Agreement {
+  int compared = 0;
+  int extrapolated = 0;
+};
+
+inline void expect_agreement(const topo::Topology& topo, const ir::Algorithm& algo, ByteCount bytes, Agreement& tally) {
+  const SimParams params;
+  const SimResult full = simulate_msccl(topo, algo, half(bytes), params, nullptr, false);
+  const SimResult closed = simulate_msccl(topo, algo, half(bytes), params, nullptr, true);
+  EXPECT_EQ(closed.time, full.time) << algo.name << " at " << bytes << " B: " << closed.time.us() << " vs "
+                                    << full.time.us() << " us";
+  ++tally.compared;
+  if (closed.events < full.events) ++tally.extrapolated;
+}
+
+}  // namespace ccforge::sim::periodic_testing
