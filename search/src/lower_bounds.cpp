@@ -1,15 +1,17 @@
 // Lower bounds per collective (algorithms.md §10), true for everything the simulator can run and as
 // tight as its physical parameters allow.
 //
-// Bandwidth: every GPU must inject/eject its share through its fabric port (Patarasuk and Yuan 2009 for
-// allreduce; nccl-tests PERFORMANCE.md bus bandwidth factors), and across nodes every node must move its
-// share through its NICs. A GPU's port is what the simulator can push through it: the links its routes
-// to the other GPUs start (inject) or end (eject) on, each at its rate times the simulator's link
-// efficiency.
+// Bandwidth: every GPU must inject/eject its own share through its fabric port, and all GPUs together
+// must inject the collective's total through the sum of their ports (party_share below: per-party
+// shares, and the one-way gossip total for allreduce, Patarasuk and Yuan 2009); across nodes the same
+// holds for nodes and their NICs. Per-party shares keep the bound true when ports differ (a degraded
+// GPU can be a leaf of every tree and move only its own share); the total keeps it tight when they are
+// equal. A GPU's port is what the simulator can push through it: the links its routes to the other
+// GPUs start (inject) or end (eject) on, each at its rate times the simulator's link efficiency.
 // Fixed part: every simulated call pays its per-call base (launch, teardown) after the last task, and
 // no byte moves before a transfer's alpha (route latency) has passed, so a call takes at least
 // base + fastest route latency + busiest port's bytes / its rate.
-// NVLS (Hopper+ NVSwitch, one node) is the other mechanism: in-switch reduction sends and receives each
+// NVLS (Hopper+ NVSwitch; across nodes NVLS-tree, allreduce only) is the other mechanism: in-switch reduction sends and receives each
 // byte once, but the simulator's NVLS (sim/src/nccl/nvls.cpp, NCCL's multimem ld_reduce / st) reaches
 // the owner's own memory through the switch too, so each port carries (p+1)/p of the buffer for
 // allreduce, the whole buffer for allgather and reducescatter; its wire carries payload / NVLS
@@ -58,16 +60,52 @@ struct Model {
   }
 };
 
-// Bytes each GPU (or node) must move through its own port for a collective of `bytes` over `parts`,
-// without in-network reduction.
-double share_through_port(C coll, double bytes, int parts) {
-  const double rest = static_cast<double>(parts - 1) / parts;
+// Bytes party `g` (a GPU, or a node of GPUs) must inject and eject for a collective of `bytes` over
+// `parts` parties without in-network reduction, and the total all parties must inject. Each value of a
+// party's input that another party needs leaves it at least once, and each value it needs arrives at
+// least once (a combined partial sum counts once): an allreduce party injects and ejects the whole
+// buffer (a leaf of a reduction tree does exactly that). The total is the one-way gossip bound: combining
+// p values into p results takes at least 2(p-1) messages (Patarasuk and Yuan 2009 for allreduce), which
+// for equal ports gives the familiar 2(p-1)/p per party. Rooted collectives have their root at rank 0.
+struct Shares {
+  double inject = 0.0, eject = 0.0;
+};
+
+Shares party_share(C coll, double bytes, int parts, bool root) {
+  const double piece = bytes / parts, rest = bytes - piece;
   switch (coll) {
-    case C::AllReduce: return 2.0 * rest * bytes;
-    case C::Broadcast:
-    case C::Reduce: return bytes;
-    default: return rest * bytes;  // allgather, reducescatter, alltoall, gather, scatter
+    case C::AllReduce: return {bytes, bytes};
+    case C::AllGather: return {piece, rest};
+    case C::ReduceScatter: return {rest, piece};
+    case C::Broadcast: return root ? Shares{bytes, 0.0} : Shares{0.0, bytes};
+    case C::Reduce: return root ? Shares{0.0, bytes} : Shares{bytes, 0.0};
+    case C::Gather: return root ? Shares{0.0, rest} : Shares{piece, 0.0};
+    case C::Scatter: return root ? Shares{rest, 0.0} : Shares{0.0, piece};
+    default: return {rest, rest};  // alltoall: the per-rank buffer goes to the others
   }
+}
+
+double total_injected(C coll, double bytes, int parts) {
+  if (coll == C::AllReduce) return 2.0 * (parts - 1) * bytes;
+  double total = 0.0;
+  for (int g = 0; g < parts; ++g) total += party_share(coll, bytes, parts, g == 0).inject;
+  return total;
+}
+
+// Seconds the busiest party needs: each party's share through its own port, and the total through all.
+double busiest_port_seconds(C coll, double bytes, const std::vector<double>& inject_rate,
+                            const std::vector<double>& eject_rate) {
+  const int parts = static_cast<int>(inject_rate.size());
+  double seconds = 0.0, inject_sum = 0.0, eject_sum = 0.0;
+  for (int g = 0; g < parts; ++g) {
+    const Shares s = party_share(coll, bytes, parts, g == 0);
+    if (s.inject > 0.0) seconds = std::max(seconds, s.inject / inject_rate[g]);
+    if (s.eject > 0.0) seconds = std::max(seconds, s.eject / eject_rate[g]);
+    inject_sum += inject_rate[g];
+    eject_sum += eject_rate[g];
+  }
+  const double total = total_injected(coll, bytes, parts);
+  return std::max({seconds, total / inject_sum, total / eject_sum});
 }
 
 // Rate the simulator can push out of (inject) or into (eject) GPU `g`: the distinct links its routes
@@ -87,19 +125,14 @@ double port_rate(const topo::Topology& topo, const Model& model, int g, bool inj
   return rate;
 }
 
-// The port that binds: the root's for rooted collectives (root is rank 0, see GenRequest: broadcast and
-// scatter inject, reduce and gather eject), else the narrowest direction of the narrowest GPU.
-double binding_port(const topo::Topology& topo, const Model& model, C coll) {
-  if (coll == C::Broadcast || coll == C::Scatter) return port_rate(topo, model, 0, true);
-  if (coll == C::Reduce || coll == C::Gather) return port_rate(topo, model, 0, false);
-  double rate = std::numeric_limits<double>::infinity();
-  for (int g = 0; g < topo.num_gpus(); ++g)
-    rate = std::min({rate, port_rate(topo, model, g, true), port_rate(topo, model, g, false)});
-  return rate;
+std::vector<double> port_rates(const topo::Topology& topo, const Model& model, bool inject) {
+  std::vector<double> rates;
+  for (int g = 0; g < topo.num_gpus(); ++g) rates.push_back(port_rate(topo, model, g, inject));
+  return rates;
 }
 
-// Sum of distinct NICs' rate per node, minimum over nodes.
-double narrowest_node_network(const topo::Topology& topo, const Model& model) {
+// Sum of each node's distinct NICs' rates (the same both ways).
+std::vector<double> node_network_rates(const topo::Topology& topo, const Model& model) {
   std::vector<double> per_node(static_cast<std::size_t>(topo.num_nodes()), 0.0);
   std::set<std::uint32_t> counted;
   const double efficiency = model.link_efficiency(topo::LinkKind::Network);
@@ -108,7 +141,7 @@ double narrowest_node_network(const topo::Topology& topo, const Model& model) {
     if (!gpu.nearest_nic || !counted.insert(gpu.nearest_nic->v).second) continue;
     per_node[static_cast<std::size_t>(gpu.node)] += gpu.nic_bandwidth.bytes_per_s * efficiency;
   }
-  return *std::min_element(per_node.begin(), per_node.end());
+  return per_node;
 }
 
 SimTime fastest_route(const topo::Topology& topo) {
@@ -121,13 +154,16 @@ SimTime fastest_route(const topo::Topology& topo) {
 
 SimTime seconds_to_time(double seconds) { return SimTime{static_cast<std::int64_t>(std::ceil(seconds * 1e12))}; }
 
-// Bytes through each GPU port under the simulator's NVLS, or 0 when NVLS cannot run `coll` here.
+// Bytes through each GPU port under the simulator's NVLS, or 0 when NVLS cannot run `coll` here. One
+// node: sim/src/nccl/nvls.cpp also routes the owner's own share through the switch, (p+1)/p of the
+// buffer for allreduce. Across nodes (NVLS-tree, allreduce only) each byte is counted once each way,
+// which no in-switch reduction can undercut.
 double nvls_port_bytes(const topo::Topology& topo, C coll, double n) {
   const topo::GpuArch arch = topo.gpu(0).arch;
-  const bool nvls = topo.has_nvswitch() && topo.num_nodes() == 1 &&
-                    (arch == topo::GpuArch::Hopper || arch == topo::GpuArch::Blackwell);
+  const bool nvls = topo.has_nvswitch() && (arch == topo::GpuArch::Hopper || arch == topo::GpuArch::Blackwell);
   if (!nvls) return 0.0;
   const int p = topo.num_gpus();
+  if (topo.num_nodes() > 1) return coll == C::AllReduce ? n : 0.0;
   switch (coll) {
     case C::AllReduce: return n * (p + 1) / p;
     case C::AllGather:
@@ -140,22 +176,23 @@ double nvls_port_bytes(const topo::Topology& topo, C coll, double n) {
 
 LowerBound lower_bound(const topo::Topology& topo, ir::Collective coll, ByteCount bytes, const ParamTable* sim_params) {
   const Model model{sim_params, topo::param_key(topo.gpu(0).arch)};
-  const int p = topo.num_gpus(), nodes = topo.num_nodes();
   const double n = static_cast<double>(bytes);  // alltoall: the per-rank send buffer, same argument
-  const double port = binding_port(topo, model, coll);
+  const std::vector<double> inject = port_rates(topo, model, true), eject = port_rates(topo, model, false);
   const SimTime first_hop = fastest_route(topo);
 
-  double seconds = share_through_port(coll, n, p) / port;
-  if (nodes > 1) {
+  double network = 0.0;  // seconds the narrowest nodes' NICs need, whatever happens inside a node
+  if (topo.num_nodes() > 1) {
+    const std::vector<double> nics = node_network_rates(topo, model);
     const double node_bytes = coll == C::AllToAll ? n * topo.gpus_per_node() : n;
-    const double net = narrowest_node_network(topo, model);
-    if (net > 0.0) seconds = std::max(seconds, share_through_port(coll, node_bytes, nodes) / net);
+    if (*std::min_element(nics.begin(), nics.end()) > 0.0) network = busiest_port_seconds(coll, node_bytes, nics, nics);
   }
-  LowerBound best{seconds_to_time(seconds), model.launch() + first_hop};
+  LowerBound best{seconds_to_time(std::max(busiest_port_seconds(coll, n, inject, eject), network)),
+                  model.launch() + first_hop};
 
   if (const double nvls_bytes = nvls_port_bytes(topo, coll, n); nvls_bytes > 0.0) {
     const double efficiency = model.get("sim.nvls.efficiency." + model.arch, 1.0);
-    const LowerBound nvls{seconds_to_time(nvls_bytes / (efficiency * port)),
+    const double port = std::min(*std::min_element(inject.begin(), inject.end()), *std::min_element(eject.begin(), eject.end()));
+    const LowerBound nvls{seconds_to_time(std::max(nvls_bytes / (efficiency * port), network)),
                           SimTime::from_us(model.get("sim.nvls.base_us", 0.0) + model.get("sim.sync.Simple.nvlink_us", 0.0)) +
                               first_hop};
     if (nvls.total() < best.total()) best = nvls;
