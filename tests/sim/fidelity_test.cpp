@@ -4,8 +4,6 @@
 // points held out from the one default fitted on this data (the NVSwitch hop latency, from the 1 KB rows).
 #include <algorithm>
 #include <cmath>
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -13,31 +11,10 @@
 #include <gtest/gtest.h>
 
 #include "ccforge/sim/sim.hpp"
+#include "published_ndv5.hpp"
 
 namespace ccforge::sim {
 namespace {
-
-struct Measured {
-  ByteCount bytes;
-  ir::Collective coll;
-  double nccl_us;
-};
-
-std::vector<Measured> read_published(const std::string& path) {
-  std::ifstream in(path);
-  std::string line;
-  std::getline(in, line);  // header: size_bytes,collective,nccl_us,msccl_us,speedup
-  std::vector<Measured> rows;
-  while (std::getline(in, line)) {
-    std::stringstream ss(line);
-    std::string size, coll, nccl;
-    std::getline(ss, size, ',');
-    std::getline(ss, coll, ',');
-    std::getline(ss, nccl, ',');
-    rows.push_back(Measured{std::stoull(size), *ir::collective_from_string(coll), std::stod(nccl)});
-  }
-  return rows;
-}
 
 struct Fit {
   double median = 0.0;
@@ -62,7 +39,7 @@ struct Comparison {
 // Simulates every published point, prints the per-size error table and summarises the absolute relative
 // errors over all points and over the held-out points.
 Comparison compare(const topo::Topology& topo) {
-  const auto rows = read_published(std::string(CCFORGE_SOURCE_DIR) + "/tests/data/ndv5_msccl_vs_nccl_fp16.csv");
+  const auto rows = read_published_ndv5();
   EXPECT_EQ(rows.size(), 42u);
   const SimParams params;
   const DataType half = *data_type_from_string("half");

@@ -6,8 +6,6 @@
 // msccl_params); every other row is held out.
 #include <algorithm>
 #include <cmath>
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -15,34 +13,12 @@
 #include <gtest/gtest.h>
 
 #include "ccforge/sim/sim.hpp"
+#include "published_ndv5.hpp"
 
 namespace ccforge::sim {
 namespace {
 
 const std::string kRoot = CCFORGE_SOURCE_DIR;
-
-struct Measured {
-  ByteCount bytes;
-  ir::Collective coll;
-  double msccl_us;
-};
-
-std::vector<Measured> read_published(const std::string& path) {
-  std::ifstream in(path);
-  std::string line;
-  std::getline(in, line);  // header: size_bytes,collective,nccl_us,msccl_us,speedup
-  std::vector<Measured> rows;
-  while (std::getline(in, line)) {
-    std::stringstream ss(line);
-    std::string size, coll, nccl, msccl;
-    std::getline(ss, size, ',');
-    std::getline(ss, coll, ',');
-    std::getline(ss, nccl, ',');
-    std::getline(ss, msccl, ',');
-    rows.push_back(Measured{std::stoull(size), *ir::collective_from_string(coll), std::stod(msccl)});
-  }
-  return rows;
-}
 
 // The ndv5 files of Azure/msccl-scheduler (tests/data/msccl/SOURCES.md); r48ll is the ndv4 copy, which is
 // byte-identical.
@@ -92,7 +68,7 @@ Comparison compare() {
   std::vector<double> all, held_out, ll;
   std::string table = fmt::format("{:>11} {:>10} {:>30} {:>6} {:>9} {:>9} {:>7}\n", "size", "coll", "file band",
                                   "proto", "meas_us", "sim_us", "err%");
-  for (const Measured& m : read_published(kRoot + "/tests/data/ndv5_msccl_vs_nccl_fp16.csv")) {
+  for (const Measured& m : read_published_ndv5()) {
     const ir::Algorithm* a = in_band(algos, m);
     if (a == nullptr) continue;
     const SimResult r = simulate(topo, *a, CallSpec{m.bytes, half}, params);

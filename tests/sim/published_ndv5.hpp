@@ -1,0 +1,38 @@
+// The published ND H100 v5 times (tests/data/ndv5_msccl_vs_nccl_fp16.csv; source in tests/data/SOURCES.md),
+// read once for the NCCL and the MSCCL fidelity tests.
+#pragma once
+
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "ccforge/sim/sim.hpp"
+
+namespace ccforge::sim {
+
+struct Measured {
+  ByteCount bytes;
+  ir::Collective coll;
+  double nccl_us;
+  double msccl_us;
+};
+
+inline std::vector<Measured> read_published_ndv5() {
+  std::ifstream in(std::string(CCFORGE_SOURCE_DIR) + "/tests/data/ndv5_msccl_vs_nccl_fp16.csv");
+  std::string line;
+  std::getline(in, line);  // header: size_bytes,collective,nccl_us,msccl_us,speedup
+  std::vector<Measured> rows;
+  while (std::getline(in, line)) {
+    std::stringstream ss(line);
+    std::string size, coll, nccl, msccl;
+    std::getline(ss, size, ',');
+    std::getline(ss, coll, ',');
+    std::getline(ss, nccl, ',');
+    std::getline(ss, msccl, ',');
+    rows.push_back(Measured{std::stoull(size), *ir::collective_from_string(coll), std::stod(nccl), std::stod(msccl)});
+  }
+  return rows;
+}
+
+}  // namespace ccforge::sim
