@@ -145,11 +145,18 @@ EngineStats run_extrapolated(std::uint64_t blocks, bool extrapolate, const std::
       EngineStats s = run(n);
       if (s.unfinished > 0) break;  // a deadlock: report it as the full run sees it
       if (s.widening) break;        // longer tries would fail too
-      if (s.period) {
-        s.blocks_extrapolated = blocks - n;
-        s.makespan += s.period->length * static_cast<std::int64_t>(blocks - n);
-        return s;
+      if (!s.period) continue;
+      // A period of p blocks extrapolates whole periods only: run as many more blocks as that needs (the
+      // same prefix, so the same period, unless the last block now starts before it is proven).
+      const std::uint64_t rest = (blocks - n) % s.period->blocks;
+      if (rest != 0) {
+        s = run(n + rest);
+        if (n + rest == blocks) return s;  // that is the full run
       }
+      if (!s.period || (blocks - n - rest) % s.period->blocks != 0) break;
+      s.blocks_extrapolated = blocks - n - rest;
+      s.makespan += s.period->length * static_cast<std::int64_t>(s.blocks_extrapolated / s.period->blocks);
+      return s;
     }
   }
   return run(blocks);

@@ -1,12 +1,13 @@
 // Lowers an MSCCL algorithm to tasks exactly as msccl-executor-nccl runs it (formats.md §1.4, §1.7):
 // the buffer is cut into nchunksperloop chunks, each tb program is re-run once per tile of a chunk,
-// steps of a tb run in order, cross-tb deps wait within the same iteration, and the k-th send on a
-// (src, dst, channel) connection feeds the k-th receive.
+// steps of a tb run in order, cross-tb deps wait within the same iteration, the k-th send on a
+// (src, dst, channel) connection feeds the k-th receive, and a send waits for a free buffer slot.
 #include <fmt/core.h>
 
 #include <algorithm>
 #include <limits>
 #include <map>
+#include <optional>
 #include <tuple>
 
 #include "ccforge/sim/sim.hpp"
@@ -32,6 +33,12 @@ ByteCount tile_bytes(ir::Protocol proto) {
   return 512u << 10;
 }
 
+// Buffer slots per connection: NCCL src/include/device.h `#define NCCL_STEPS 8`. MSCCL passes each
+// chunk's tile through them one step at a time (MSCCL_CHUNKSTEPS = NCCL_STEPS / 2 steps of 512 KiB for
+// Simple, one step for LL/LL128; formats.md §1.7), and a lowered iteration is one such step per chunk,
+// so a send of `count` chunks holds `count` slots until its receiver has consumed them.
+constexpr int kConnectionSlots = 8;
+
 bool sends(ir::OpType t) {
   using O = ir::OpType;
   return t == O::Send || t == O::RecvCopySend || t == O::RecvReduceSend || t == O::RecvReduceCopySend;
@@ -53,6 +60,17 @@ struct StepTasks {
   TaskId entry, exit, head = kNoTask;
 };
 using Connection = std::tuple<int, int, int>;  // src rank, dst rank, channel
+
+// What a connection's earlier iterations left for back-pressure: the receives not yet known to have
+// freed enough slots for the next send, oldest first, with the slots each holds.
+struct SlotsInUse {
+  struct Held {
+    TaskId freed_by;  // the receive's exit
+    int slots;
+  };
+  std::vector<Held> held;
+  int total = 0;
+};
 
 void check_fits(const topo::Topology& topo, const ir::Algorithm& algo, const CallSpec& call) {
   const std::string file = algo.source_file.empty() ? algo.name : algo.source_file;
@@ -131,7 +149,10 @@ class MscclLowering {
           else if (!first)
             low_.graph().depend(last_of_tb[flat], t.entry);
           per_tb[tb.id].push_back(t);
-          if (sends(step.type)) sent[{gpu.rank, tb.send_peer, tb.channel}].push_back(t);
+          if (sends(step.type)) {
+            sent[{gpu.rank, tb.send_peer, tb.channel}].push_back(t);
+            if (first) send_slots_[{gpu.rank, tb.send_peer, tb.channel}].push_back(std::max(step.count, 1));
+          }
           if (receives(step.type)) received[{tb.recv_peer, gpu.rank, tb.channel}].push_back(t);
         }
         if (first) last_of_tb.push_back(0);
@@ -161,6 +182,7 @@ class MscclLowering {
       }
     }
     pair_connections(sent, received);
+    add_back_pressure(sent, received);
   }
 
   StepTasks add_step(int rank, const ir::ThreadBlock& tb, const ir::Step& step, double tile_bytes, int track) {
@@ -219,6 +241,31 @@ class MscclLowering {
     }
   }
 
+  // The k-th send on a connection starts once the receives before it have freed the slots it needs: it
+  // waits for the newest receive whose slots, together with those of the sends after it up to this one,
+  // exceed kConnectionSlots. Connections persist across iterations, so this reaches back a bounded
+  // number of iterations (PeriodDetector accepts that).
+  void add_back_pressure(const std::map<Connection, std::vector<StepTasks>>& sent,
+                         const std::map<Connection, std::vector<StepTasks>>& received) {
+    for (const auto& [conn, sends_on_conn] : sent) {
+      const std::vector<StepTasks>& recvs = received.at(conn);
+      const std::vector<int>& slots = send_slots_.at(conn);
+      SlotsInUse& use = in_use_[conn];
+      for (std::size_t k = 0; k < sends_on_conn.size(); ++k) {
+        const int need = std::min(slots[k], kConnectionSlots);  // a bigger send streams through them all
+        std::optional<TaskId> wait;
+        while (!use.held.empty() && use.total + need > kConnectionSlots) {
+          wait = use.held.front().freed_by;
+          use.total -= use.held.front().slots;
+          use.held.erase(use.held.begin());
+        }
+        if (wait) low_.graph().depend(*wait, sends_on_conn[k].entry);
+        use.held.push_back(SlotsInUse::Held{recvs[k].exit, need});
+        use.total += need;
+      }
+    }
+  }
+
   [[noreturn]] void throw_unmatched(const Connection& conn, std::size_t nsend, std::size_t nrecv) const {
     const auto [src, dst, ch] = conn;
     fail_at(algo_.source_file, algo_.gpus.at(src).line,
@@ -234,6 +281,8 @@ class MscclLowering {
   std::uint32_t labels_[static_cast<int>(ir::OpType::Nop) + 1] = {};
   std::uint32_t flag_label_ = 0;
   std::vector<StepRef> step_refs_;
+  std::map<Connection, std::vector<int>> send_slots_;  // per connection, slots of its k-th send per iteration
+  std::map<Connection, SlotsInUse> in_use_;
 };
 
 }  // namespace

@@ -8,13 +8,14 @@ namespace ccforge::sim {
 PeriodDetector::PeriodDetector(const TaskGraph& graph, const std::vector<std::uint32_t>& pending,
                                const std::vector<SimTime>& ready_at, const FlowNetwork& network)
     : pending_(pending), ready_at_(ready_at), network_(network), blocks_(graph.repeated()) {
-  active_ = has_repeated_structure(graph);
+  active_ = has_repeated_structure(graph, reach_);
+
   if (!active_) return;
   prologue_left_ = blocks_.first;
   done_in_block_.assign(blocks_.count, 0);
 }
 
-bool PeriodDetector::has_repeated_structure(const TaskGraph& graph) {
+bool PeriodDetector::has_repeated_structure(const TaskGraph& graph, std::uint32_t& reach) {
   const RepeatedBlocks& r = graph.repeated();
   if (r.size == 0 || r.count < 3) return false;
   const std::uint64_t end = r.first + static_cast<std::uint64_t>(r.size) * r.count;
@@ -31,8 +32,11 @@ bool PeriodDetector::has_repeated_structure(const TaskGraph& graph) {
       if (!last && (x.delay != y.delay || x.wire_bytes != y.wire_bytes)) return false;
     }
   }
-  // Per block, its incoming edges as (task in block, predecessor relative to the block's start).
+  // Per block, its incoming edges as (task in block, predecessor relative to the block's start). Edges
+  // may reach back `reach` blocks (buffer-slot back-pressure): blocks from `reach` on must all have the
+  // same edges; the earlier ones lack those that would point before the first block.
   std::vector<std::vector<std::pair<TaskId, std::int64_t>>> edges(r.count);
+  std::int64_t back = 0;
   for (const TaskGraph::Edge& e : graph.edges()) {
     if (e.after < r.first) {
       if (e.before >= r.first) return false;
@@ -45,12 +49,23 @@ bool PeriodDetector::has_repeated_structure(const TaskGraph& graph) {
       if (b != 0) return false;  // only the first block may wait for the prologue
       continue;
     }
-    if (rel < -static_cast<std::int64_t>(r.size) || rel >= static_cast<std::int64_t>(r.size)) return false;
+    if (rel >= static_cast<std::int64_t>(r.size)) return false;
+    back = std::max(back, -rel);
     edges[b].emplace_back(static_cast<TaskId>(e.after - base), rel);
   }
+  reach = static_cast<std::uint32_t>(std::max<std::int64_t>(1, (back + r.size - 1) / r.size));
+  if (reach + 2 > r.count) return false;
   for (auto& list : edges) std::sort(list.begin(), list.end());
-  for (std::uint32_t b = 2; b < r.count; ++b) {
-    if (edges[b] != edges[1]) return false;
+  for (std::uint32_t b = reach + 1; b < r.count; ++b) {
+    if (edges[b] != edges[reach]) return false;
+  }
+  // An early block has exactly the full set minus the edges that would reach before block 0.
+  for (std::uint32_t b = 1; b < reach; ++b) {
+    std::vector<std::pair<TaskId, std::int64_t>> expected;
+    for (const auto& edge : edges[reach]) {
+      if (edge.second >= -static_cast<std::int64_t>(b) * r.size) expected.push_back(edge);
+    }
+    if (edges[b] != expected) return false;
   }
   return true;
 }
@@ -81,31 +96,48 @@ void PeriodDetector::at_quiet_point(SimTime now) {
     active_ = false;
     return;
   }
-  // The first block has no predecessor block, so its waiting tasks are not comparable with later ones.
-  if (prologue_left_ > 0 || lowest_open_ == 0) {
-    have_previous_ = false;
+  // The first `reach_` blocks lack predecessor blocks, so their waiting tasks are not comparable with
+  // later ones.
+  if (prologue_left_ > 0 || lowest_open_ < reach_) {
+    history_.clear();
     return;
   }
+  // Only cuts of consecutive blocks are kept: a skipped cut (two blocks starting in one instant) ends the
+  // run of comparable ones.
+  if (!history_.empty() && history_.back().block + 1 != block) history_.clear();
   take(current_, block, now);
   widths_.push_back(current_.hi - current_.lo);
-  if (have_previous_ && previous_.block + 1 == block && repeats(previous_, current_)) {
-    period_ = Period{previous_.block, current_.at - previous_.at};
+  // The smallest repeat wins: interleaved pipelines (e.g. a ring whose slots alternate between two
+  // iterations) repeat every few blocks rather than every block.
+  for (std::size_t back = 1; back <= history_.size() && !period_; ++back) {
+    const Snapshot& earlier = history_[history_.size() - back];
+    if (repeats(earlier, current_)) {
+      period_ = Period{earlier.block, current_.at - earlier.at, static_cast<std::uint32_t>(back)};
+    }
   }
-  std::swap(previous_, current_);
-  have_previous_ = true;
+  if (history_.size() == kMaxPeriodBlocks) {
+    // Drop the oldest and keep its storage for the next cut.
+    std::rotate(history_.begin(), history_.begin() + 1, history_.end());
+    std::swap(history_.back(), current_);
+  } else {
+    history_.push_back(current_);
+  }
 }
 
 void PeriodDetector::take(Snapshot& s, std::uint32_t block, SimTime now) const {
   s.block = block;
   s.at = now;
   s.lo = lowest_open_;
-  // Edges reach at most one block ahead, so no task past the block after the highest ready one has
-  // been touched yet.
-  s.hi = std::min(highest_ready_ + 1, blocks_.count - 1);
+  // Edges reach at most `reach_` blocks ahead, so no task further past the highest ready block has been
+  // touched yet.
+  s.hi = std::min(highest_ready_ + reach_, blocks_.count - 1);
   s.entries.clear();
   // States over windows of different widths differ; skip the copy (a window that keeps growing, a
   // producer running ahead of its consumers, would make every cut cost more than the iteration).
-  if (!have_previous_ || previous_.hi - previous_.lo != s.hi - s.lo) return;
+  const bool comparable = history_.empty() || std::any_of(history_.begin(), history_.end(), [&](const Snapshot& h) {
+                            return h.hi - h.lo == s.hi - s.lo;
+                          });
+  if (!comparable) return;
   const TaskId begin = blocks_.first + s.lo * blocks_.size;
   const TaskId end = blocks_.first + (s.hi + 1) * blocks_.size;
   for (TaskId t = begin; t < end; ++t) {
@@ -129,7 +161,7 @@ void PeriodDetector::take(Snapshot& s, std::uint32_t block, SimTime now) const {
 
 bool PeriodDetector::repeats(const Snapshot& earlier, const Snapshot& later) {
   return earlier.lo + later.block == later.lo + earlier.block && earlier.hi + later.block == later.hi + earlier.block &&
-         earlier.entries == later.entries;
+         !earlier.entries.empty() && earlier.entries == later.entries;
 }
 
 }  // namespace ccforge::sim

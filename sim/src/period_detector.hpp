@@ -5,11 +5,12 @@
 // pending-predecessor count, each ready task's delay start, each flow's remaining bytes, rate and last
 // update. What happens next depends only on that state and the graph ahead (within an instant the order
 // of events does not matter, as the network is re-solved once per instant). A cut is taken at the first
-// quiet point after block b's first task became ready. If the state at cut b+1, read relative to block
-// b+1 and the cut's time, equals the state at cut b read relative to block b, then from cut b+1 the run
-// repeats the run from cut b one block and P = t(b+1) - t(b) later, bit for bit. When the last block
-// (the one that may be a partial tile) has not started by cut b+1, a run over n > count blocks therefore
-// ends exactly (n - count) * P later than this one (see sim/README.md, "Speed").
+// quiet point after block b's first task became ready. If the state at cut b+p, read relative to block
+// b+p and the cut's time, equals the state at cut b read relative to block b, then from cut b+p the run
+// repeats the run from cut b p blocks and P = t(b+p) - t(b) later, bit for bit. When the last block
+// (the one that may be a partial tile) has not started by cut b+p, a run over n > count blocks, with
+// n - count a multiple of p, therefore ends exactly (n - count) / p * P later than this one (see
+// sim/README.md, "Speed"). Edges may reach back a bounded number of blocks (buffer-slot back-pressure).
 #pragma once
 
 #include <cstdint>
@@ -23,8 +24,9 @@
 namespace ccforge::sim {
 
 struct Period {
-  std::uint32_t block = 0;  // the state at block + 1's cut repeats the state at block's cut
-  SimTime length;           // time between those cuts
+  std::uint32_t block = 0;   // the state at block + blocks' cut repeats the state at block's cut
+  SimTime length;            // time between those cuts
+  std::uint32_t blocks = 1;  // blocks per period
 };
 
 class PeriodDetector {
@@ -43,8 +45,11 @@ class PeriodDetector {
   void at_quiet_point(SimTime now);
   const std::optional<Period>& period() const { return period_; }
   // The span of iterations in flight was still growing over the second half of the cuts: a producer
-  // keeps gaining on its consumers, so no later cut will repeat an earlier one.
-  bool widening() const { return widths_.size() >= 8 && widths_.back() > widths_[widths_.size() / 2]; }
+  // keeps gaining on its consumers, so no later cut will repeat an earlier one. Judged over 8 cuts per
+  // block of reach: a producer may legitimately fill `reach_` blocks of buffer slots before it settles.
+  bool widening() const {
+    return widths_.size() >= 8 * reach_ && widths_.back() > widths_[widths_.size() / 2];
+  }
 
  private:
   // One task's state relative to a cut.
@@ -63,7 +68,8 @@ class PeriodDetector {
     std::vector<Entry> entries;
   };
 
-  static bool has_repeated_structure(const TaskGraph& graph);
+  // Also sets `reach`: how many blocks back the furthest edge into a block comes from (at least 1).
+  static bool has_repeated_structure(const TaskGraph& graph, std::uint32_t& reach);
   std::uint32_t block_of(TaskId t) const { return (t - blocks_.first) / blocks_.size; }
   bool in_blocks(TaskId t) const { return t >= blocks_.first && t - blocks_.first < blocks_.size * blocks_.count; }
   void take(Snapshot& s, std::uint32_t block, SimTime now) const;
@@ -74,6 +80,7 @@ class PeriodDetector {
   const FlowNetwork& network_;
   RepeatedBlocks blocks_;
   bool active_ = false;
+  std::uint32_t reach_ = 1;
   std::uint32_t prologue_left_ = 0;        // tasks before the blocks not yet done
   std::vector<std::uint32_t> done_in_block_;
   std::uint32_t lowest_open_ = 0;          // lowest block with a task not done
@@ -81,8 +88,10 @@ class PeriodDetector {
   std::optional<std::uint32_t> cut_due_;   // block whose cut the next quiet point takes
   bool last_started_ = false;
   std::vector<std::uint32_t> widths_;      // blocks in flight at each cut
-  Snapshot previous_, current_;
-  bool have_previous_ = false;
+  // Repeats over more blocks than this are not looked for (a cut costs a copy per kept snapshot).
+  static constexpr std::size_t kMaxPeriodBlocks = 4;
+  std::vector<Snapshot> history_;  // the latest cuts of consecutive blocks, oldest first
+  Snapshot current_;
   std::optional<Period> period_;
 };
 
