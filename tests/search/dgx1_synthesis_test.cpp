@@ -5,29 +5,10 @@
 #include "ccforge/search/search.hpp"
 #include "ccforge/sim/sim.hpp"
 #include "ccforge/topology/topology.hpp"
+#include "best_candidate.hpp"
 
 namespace ccforge::search {
 namespace {
-
-std::optional<SimTime> best_of(const topo::Topology& t, const CandidateSet& set, std::string_view generator, ByteCount bytes,
-                               std::string& name) {
-  std::optional<SimTime> best;
-  const sim::SimParams params;
-  const sim::CallSpec call{bytes, *sim::data_type_from_string("half")};
-  for (const Candidate& c : set.accepted) {
-    if (c.generator != generator) continue;
-    try {
-      const SimTime time = sim::simulate(t, c.algorithm, call, params).time;
-      if (!best || time < *best) {
-        best = time;
-        name = c.name;
-      }
-    } catch (const DiagError&) {
-      // the size does not split into this candidate's chunks (e.g. 6 rings x 8 segments)
-    }
-  }
-  return best;
-}
 
 TEST(SearchDgx1Synthesis, TreePackingAllgatherBeatsTheBestRingFrom64MB) {
   const topo::Topology t = topo::load_topology(std::string(CCFORGE_SOURCE_DIR) + "/data/topologies/dgx1-v100.xml");

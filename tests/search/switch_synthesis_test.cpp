@@ -6,6 +6,7 @@
 #include "ccforge/search/search.hpp"
 #include "ccforge/sim/sim.hpp"
 #include "ccforge/topology/topology.hpp"
+#include "best_candidate.hpp"
 
 namespace ccforge::search {
 namespace {
@@ -16,31 +17,12 @@ topo::Topology load(const char* name) {
   return topo::load_topology(std::string(CCFORGE_SOURCE_DIR) + "/data/topologies/" + name);
 }
 
-std::optional<SimTime> best_of(const topo::Topology& t, const CandidateSet& set, std::string_view generator, ByteCount bytes,
-                               std::string& name) {
-  std::optional<SimTime> best;
-  const sim::SimParams params;
-  const sim::CallSpec call{bytes, *sim::data_type_from_string("half")};
-  for (const Candidate& c : set.accepted) {
-    if (c.generator != generator || c.request.protocol != ir::Protocol::Simple) continue;
-    try {
-      const SimTime time = sim::simulate(t, c.algorithm, call, params).time;
-      if (!best || time < *best) {
-        best = time;
-        name = c.name;
-      }
-    } catch (const DiagError&) {
-      // the size does not split into this candidate's chunks
-    }
-  }
-  return best;
-}
-
 void expect_trees_beat_rings(const char* topology, C coll, ByteCount bytes) {
   const topo::Topology t = load(topology);
   const CandidateSet set = enumerate_candidates(t, coll);
   std::string ring_name, tree_name;
-  const auto ring = best_of(t, set, "ring", bytes, ring_name), tree = best_of(t, set, "treepack", bytes, tree_name);
+  const auto ring = best_of(t, set, "ring", bytes, ring_name, ir::Protocol::Simple);
+  const auto tree = best_of(t, set, "treepack", bytes, tree_name, ir::Protocol::Simple);
   ASSERT_TRUE(ring && tree) << topology << " " << ir::to_string(coll);
   EXPECT_LT(*tree, *ring) << topology << " " << ir::to_string(coll) << " " << bytes << " B: " << tree_name << " "
                           << tree->us() << " us vs " << ring_name << " " << ring->us() << " us";
