@@ -1,6 +1,7 @@
 #include "builder_plan.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <set>
 
@@ -36,16 +37,26 @@ bool same_run(const ChunkRef& a, const ChunkRef& b) {
   return a.rank == b.rank && a.buf == b.buf && a.index == b.index && a.count == b.count;
 }
 
-// Which ops touch each chunk and use each connection, in program order, for O(log n) look-ups.
+// Which ops touch each chunk and use each connection, in program order, for O(log n) look-ups. The
+// chunk lists are one flat array (CSR) over dense chunk ids: a std::map entry per chunk dominated
+// candidate building at 128 ranks.
 class OpIndex {
  public:
   explicit OpIndex(const std::vector<PlannedOp>& ops) {
+    for (const PlannedOp& op : ops)
+      for (const ChunkRef& c : {op.src, op.dst}) {
+        ranks_ = std::max(ranks_, c.rank + 1);
+        int& w = width_[static_cast<std::size_t>(c.buf)];
+        w = std::max(w, c.index + c.count);
+      }
+    for (int w : width_) row_ += static_cast<std::size_t>(w);
+    start_.assign(static_cast<std::size_t>(ranks_) * row_ + 1, 0);
+    for (const PlannedOp& op : ops) each_chunk(op, [&](std::size_t id) { ++start_[id + 1]; });
+    for (std::size_t id = 1; id < start_.size(); ++id) start_[id] += start_[id - 1];
+    touches_.resize(start_.back());
+    std::vector<std::size_t> fill(start_.begin(), start_.end() - 1);
     for (std::size_t i = 0; i < ops.size(); ++i) {
-      for (const ChunkRef& c : {ops[i].src, ops[i].dst})
-        for (int k = 0; k < c.count; ++k) {
-          auto& list = by_chunk_[{c.rank, static_cast<int>(c.buf), c.index + k}];
-          if (list.empty() || list.back() != i) list.push_back(i);
-        }
+      each_chunk(ops[i], [&](std::size_t id) { touches_[fill[id]++] = i; });
       if (is_transfer(ops[i].kind)) by_connection_[{ops[i].src.rank, ops[i].dst.rank, ops[i].channel}].push_back(i);
     }
   }
@@ -54,9 +65,11 @@ class OpIndex {
   std::size_t next_touch(std::size_t i, const ChunkRef& run) const {
     std::size_t next = SIZE_MAX;
     for (int k = 0; k < run.count; ++k) {
-      const auto& list = by_chunk_.at({run.rank, static_cast<int>(run.buf), run.index + k});
-      const auto it = std::upper_bound(list.begin(), list.end(), i);
-      if (it != list.end()) next = std::min(next, *it);
+      const std::size_t id = chunk_id(run.rank, run.buf, run.index + k);
+      const auto first = touches_.begin() + static_cast<std::ptrdiff_t>(start_[id]);
+      const auto last = touches_.begin() + static_cast<std::ptrdiff_t>(start_[id + 1]);
+      const auto it = std::upper_bound(first, last, i);
+      if (it != last) next = std::min(next, *it);
     }
     return next;
   }
@@ -69,15 +82,37 @@ class OpIndex {
   }
 
  private:
-  std::map<std::tuple<int, int, int>, std::vector<std::size_t>> by_chunk_;
+  static constexpr std::size_t kBuffers = 3;  // input, output, scratch
+
+  std::size_t chunk_id(int rank, BufferKind buf, int index) const {
+    std::size_t base = static_cast<std::size_t>(rank) * row_;
+    for (std::size_t b = 0; b < static_cast<std::size_t>(buf); ++b) base += static_cast<std::size_t>(width_[b]);
+    return base + static_cast<std::size_t>(index);
+  }
+  // Every chunk an op touches, once (a dst overlapping its src counts once).
+  template <typename F>
+  void each_chunk(const PlannedOp& op, F&& f) const {
+    for (int k = 0; k < op.src.count; ++k) f(chunk_id(op.src.rank, op.src.buf, op.src.index + k));
+    const bool same_buffer = op.dst.rank == op.src.rank && op.dst.buf == op.src.buf;
+    for (int k = 0; k < op.dst.count; ++k) {
+      const int index = op.dst.index + k;
+      if (same_buffer && index >= op.src.index && index < op.src.index + op.src.count) continue;
+      f(chunk_id(op.dst.rank, op.dst.buf, index));
+    }
+  }
+
+  int ranks_ = 0;
+  std::array<int, kBuffers> width_{};  // per buffer kind: highest chunk touched + 1, over all ranks
+  std::size_t row_ = 0;                // chunk ids per rank
+  std::vector<std::size_t> start_;    // chunk id -> first entry in touches_ (one extra at the end)
+  std::vector<std::size_t> touches_;  // op indices, ascending within each chunk
   std::map<std::tuple<int, int, int>, std::vector<std::size_t>> by_connection_;
 };
 
 // A receive whose chunk is next used as the source of a transfer of exactly that chunk on the same
 // channel becomes rcs/rrcs/rrs (the transfer's sending half moves into it), provided the rank's tb for (send peer, recv peer, channel) can hold both.
-void plan_fusion(BuildPlan& plan) {
+void plan_fusion(const OpIndex& index, BuildPlan& plan) {
   auto& ops = plan.ops;
-  const OpIndex index(ops);
   std::map<std::tuple<int, int, int>, int> send_pairs, recv_pairs;  // (rank, peer, channel) -> partner peer
   for (std::size_t i = 0; i < ops.size(); ++i) {
     if (!is_transfer(ops[i].kind)) continue;
@@ -101,9 +136,8 @@ void plan_fusion(BuildPlan& plan) {
 // A local copy/reduce not pinned to a channel runs on the local tb of the channel whose transfer next
 // uses its result, so the local work of different channels spreads over several tbs instead of
 // overflowing one.
-void plan_local_channels(BuildPlan& plan) {
+void plan_local_channels(const OpIndex& index, BuildPlan& plan) {
   auto& ops = plan.ops;
-  const OpIndex index(ops);
   for (std::size_t i = ops.size(); i-- > 0;) {
     if (is_transfer(ops[i].kind) || ops[i].channel >= 0) continue;  // transfers and pinned local ops
     const std::size_t next = index.next_touch(i, ops[i].dst);
@@ -146,9 +180,12 @@ void plan_threadblocks(int ngpus, BuildPlan& plan) {
 
 }  // namespace
 
+// tbs are sorted by send peer first, so only that peer's few tbs are scanned (all-pairs ranks have
+// hundreds of tbs and this runs for every step).
 int RankLayout::tb_sending(int peer, int channel) const {
-  for (std::size_t t = 0; t < tbs.size(); ++t)
-    if (tbs[t].send_peer == peer && tbs[t].channel == channel) return static_cast<int>(t);
+  const auto first = std::lower_bound(tbs.begin(), tbs.end(), peer, [](const TbKey& k, int p) { return k.send_peer < p; });
+  for (auto it = first; it != tbs.end() && it->send_peer == peer; ++it)
+    if (it->channel == channel) return static_cast<int>(it - tbs.begin());
   return -1;
 }
 
@@ -172,8 +209,10 @@ BuildPlan plan_build(const BuilderSpec& spec, const std::vector<PlannedOp>& reco
     op.dst = physical(spec, op.dst);
   }
   size_buffers(spec, plan);
-  plan_fusion(plan);
-  plan_local_channels(plan);
+  // Neither pass changes which chunks an op touches or a transfer's channel, so one index serves both.
+  const OpIndex index(plan.ops);
+  plan_fusion(index, plan);
+  plan_local_channels(index, plan);
   plan_threadblocks(spec.ngpus, plan);
   return plan;
 }

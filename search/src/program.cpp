@@ -30,43 +30,40 @@ Program::Program(const GenRequest& req, std::string name, int input_chunks, int 
   spec_.inplace = inplace;
 }
 
-int Program::block_size(ir::BufferKind buf) const {
+int Program::Layout::block_size(ir::BufferKind buf) const {
   switch (buf) {
-    case ir::BufferKind::Input:
-      return buffer_is_per_rank(spec_.collective, buf) ? spec_.input_chunks / spec_.ngpus : spec_.input_chunks;
-    case ir::BufferKind::Output:
-      return buffer_is_per_rank(spec_.collective, buf) ? spec_.output_chunks / spec_.ngpus : spec_.output_chunks;
-    case ir::BufferKind::Scratch:
-      return scratch_chunks();
+    case ir::BufferKind::Input: return input_block;
+    case ir::BufferKind::Output: return output_block;
+    case ir::BufferKind::Scratch: return scratch_block;
   }
   return 1;
 }
 
-int Program::scratch_chunks() const {
-  int most = 0;
+Program::Layout Program::layout() const {
+  int scratch_most = 0;
+  int channel_most = 0;
   for (const Op& op : ops_) {
     for (const ir::ChunkRef& ref : {op.src, op.dst}) {
-      if (ref.buf == ir::BufferKind::Scratch) most = std::max(most, ref.index + ref.count);
+      if (ref.buf == ir::BufferKind::Scratch) scratch_most = std::max(scratch_most, ref.index + ref.count);
     }
+    channel_most = std::max(channel_most, op.channel + 1);
   }
-  return std::max(most, 1);
-}
-
-int Program::channels_used() const {
-  int most = 0;
-  for (const Op& op : ops_) most = std::max(most, op.channel + 1);
-  return most;
+  auto per_rank_block = [&](ir::BufferKind buf, int chunks) {
+    return buffer_is_per_rank(spec_.collective, buf) ? chunks / spec_.ngpus : chunks;
+  };
+  return {per_rank_block(ir::BufferKind::Input, spec_.input_chunks),
+          per_rank_block(ir::BufferKind::Output, spec_.output_chunks), std::max(scratch_most, 1), channel_most};
 }
 
 // Instance i owns the i-th copy of every block: chunk b*B+k maps to b*B*I + i*B + k. A run that crosses
 // a block boundary is split so that each piece stays contiguous.
-void Program::emit(ir::AlgorithmBuilder& builder, const Op& op, int instance) const {
+void Program::emit(ir::AlgorithmBuilder& builder, const Layout& layout, const Op& op, int instance) const {
   const int instances = req_.instances;
-  const int channel = op.channel < 0 ? -1 : op.channel + instance * channels_used();
+  const int channel = op.channel < 0 ? -1 : op.channel + instance * layout.channels;
   int done = 0;
   while (done < op.src.count) {
     auto map = [&](const ir::ChunkRef& ref) {
-      const int bsize = block_size(ref.buf);
+      const int bsize = layout.block_size(ref.buf);
       const int index = ref.index + done;
       const int block = index / bsize;
       const int left_in_block = bsize - index % bsize;
@@ -92,9 +89,10 @@ ir::Algorithm Program::materialize() const {
   spec.input_chunks *= req_.instances;
   spec.output_chunks *= req_.instances;
   ir::AlgorithmBuilder builder(spec);
+  const Layout facts = layout();
   // Instance-major order keeps each instance's program order intact on its own channels.
   for (int i = 0; i < req_.instances; ++i) {
-    for (const Op& op : ops_) emit(builder, op, i);
+    for (const Op& op : ops_) emit(builder, facts, op, i);
   }
   return builder.build();
 }

@@ -34,10 +34,17 @@ class Program {
     ir::ChunkRef dst;
     int channel;
   };
-  int block_size(ir::BufferKind buf) const;
-  int scratch_chunks() const;
-  int channels_used() const;
-  void emit(ir::AlgorithmBuilder& builder, const Op& op, int instance) const;
+  // Per-program facts emit() needs for every op, computed once: rescanning all ops per op made
+  // materialize() quadratic (128-rank candidates have ~10^5 ops).
+  struct Layout {
+    int input_block;
+    int output_block;
+    int scratch_block;
+    int channels;
+    int block_size(ir::BufferKind buf) const;
+  };
+  Layout layout() const;
+  void emit(ir::AlgorithmBuilder& builder, const Layout& layout, const Op& op, int instance) const;
 
   GenRequest req_;
   ir::BuilderSpec spec_;
