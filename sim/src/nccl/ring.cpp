@@ -6,6 +6,7 @@
 
 #include "costs.hpp"
 #include "copy_folding.hpp"
+#include "mesh_rings.hpp"
 #include "nccl_lowering.hpp"
 #include "send_order.hpp"
 
@@ -31,10 +32,12 @@ RingChunking ring_chunking(ir::Protocol proto) {
   return {4.0 * 512 * 1024, 2, 2};
 }
 
-// Ring order of channel c: node by node; across nodes the local GPUs are rotated by c so channels leave
-// each node from different GPUs (and thus NICs), as NCCL's multi-ring search does. Inside one node all
+// Ring order of channel c: on a direct-link mesh the c-th of the searched rings (mesh_rings.hpp);
+// otherwise node by node, across nodes the local GPUs rotated by c so channels leave each node from
+// different GPUs (and thus NICs), as NCCL's multi-ring search does. Inside one switched node all
 // channels share one ring.
-std::vector<int> ring_order(const topo::Topology& topo, int channel) {
+std::vector<int> ring_order(const topo::Topology& topo, const std::vector<std::vector<int>>& mesh, int channel) {
+  if (!mesh.empty()) return mesh[channel % mesh.size()];
   const int g = topo.gpus_per_node();
   if (topo.num_nodes() == 1) channel = 0;
   std::vector<int> order;
@@ -57,7 +60,7 @@ std::optional<std::vector<PathId>> fold_rings(Lowering& low, int distinct) {
   const topo::Topology& topo = low.topo();
   const int p = topo.num_gpus();
   std::vector<std::vector<int>> orders;
-  for (int c = 0; c < distinct; ++c) orders.push_back(ring_order(topo, c));
+  for (int c = 0; c < distinct; ++c) orders.push_back(ring_order(topo, {}, c));
   std::vector<std::vector<std::vector<std::uint32_t>>> by_position(p);
   for (int i = 0; i < p; ++i) {
     const topo::Route& r0 = topo.route(orders[0][i], orders[0][(i + 1) % p]);
@@ -80,10 +83,10 @@ std::optional<std::vector<PathId>> fold_rings(Lowering& low, int distinct) {
 // previous rank sent at (step - 1, slice).
 // `folded`: per ring position, the path one ring uses to stand for all distinct rings (fold_rings);
 // nullptr: this ring's own routes.
-void lower_ring_collective(Lowering& low, const NcclCall& call, const ProtocolCosts& costs, int channel,
-                           double weight, const std::vector<PathId>* folded) {
+void lower_ring_collective(Lowering& low, const NcclCall& call, const ProtocolCosts& costs,
+                           const std::vector<int>& order, int channel, double weight,
+                           const std::vector<PathId>* folded) {
   const int p = low.topo().num_gpus();
-  const std::vector<int> order = ring_order(low.topo(), channel);
   const SimTime proxy = SimTime::from_us(low.params().get("sim.net.proxy_us"));
   auto send = [&](int i, double payload, int track, std::uint32_t label, bool with_sync) {
     if (folded == nullptr) {
@@ -130,9 +133,9 @@ void lower_ring_collective(Lowering& low, const NcclCall& call, const ProtocolCo
 }
 
 // Broadcast from rank 0 / reduce to rank 0: a pipelined chain along the ring.
-void lower_ring_chain(Lowering& low, const NcclCall& call, const ProtocolCosts& costs, int channel, double weight) {
+void lower_ring_chain(Lowering& low, const NcclCall& call, const ProtocolCosts& costs, std::vector<int> order,
+                      int channel, double weight) {
   const int p = low.topo().num_gpus();
-  std::vector<int> order = ring_order(low.topo(), channel);
   std::rotate(order.begin(), std::find(order.begin(), order.end(), 0), order.end());
   const bool to_root = call.coll == ir::Collective::Reduce;
   const RingChunking chunking = ring_chunking(call.proto);
@@ -164,14 +167,16 @@ void lower_ring_chain(Lowering& low, const NcclCall& call, const ProtocolCosts& 
 void lower_ring(Lowering& low, const NcclCall& call, bool fold) {
   const ProtocolCosts costs = protocol_costs(low.params(), call.proto, low.arch());
   const bool chain = call.coll == ir::Collective::Broadcast || call.coll == ir::Collective::Reduce;
+  const std::vector<std::vector<int>> mesh = mesh_rings(low.topo());
   // Channels with the same ring are identical: simulate one, weighted by how many it stands for.
-  const int distinct = low.topo().num_nodes() == 1 ? 1 : std::min(call.nchannels, low.topo().gpus_per_node());
+  int distinct = low.topo().num_nodes() == 1 ? 1 : std::min(call.nchannels, low.topo().gpus_per_node());
+  if (!mesh.empty()) distinct = std::min(call.nchannels, static_cast<int>(mesh.size()));
   // Across nodes the distinct rings are rotations of one another; where the topology is symmetric under
   // that rotation, one ring stands for all (exact, copy_folding.hpp).
   const bool same_weights = call.nchannels % distinct == 0;
-  if (fold && !chain && distinct > 1 && same_weights && costs.gpu_bytes_per_s == 0.0) {
+  if (fold && mesh.empty() && !chain && distinct > 1 && same_weights && costs.gpu_bytes_per_s == 0.0) {
     if (const auto folded = fold_rings(low, distinct)) {
-      lower_ring_collective(low, call, costs, 0, call.nchannels / distinct, &*folded);
+      lower_ring_collective(low, call, costs, ring_order(low.topo(), mesh, 0), 0, call.nchannels / distinct, &*folded);
       return;
     }
   }
@@ -179,9 +184,9 @@ void lower_ring(Lowering& low, const NcclCall& call, bool fold) {
     double weight = 0;
     for (int k = c; k < call.nchannels; k += distinct) ++weight;
     if (chain)
-      lower_ring_chain(low, call, costs, c, weight);
+      lower_ring_chain(low, call, costs, ring_order(low.topo(), mesh, c), c, weight);
     else
-      lower_ring_collective(low, call, costs, c, weight, nullptr);
+      lower_ring_collective(low, call, costs, ring_order(low.topo(), mesh, c), c, weight, nullptr);
   }
 }
 

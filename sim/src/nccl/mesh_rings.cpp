@@ -1,0 +1,115 @@
+#include "mesh_rings.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <limits>
+
+namespace ccforge::sim::nccl {
+namespace {
+
+// Bounds the search on meshes where the ring-count bound is not reachable (it is exponential in the
+// worst case); NCCL's search stops on a time limit the same way and keeps the best solution so far.
+constexpr long kMaxExpansions = 200'000;
+
+// As ncclTopoSearchRec: depth first over the rings of all channels, so a ring that blocks later
+// channels is revisited; keeps the largest set found and stops at `bound`.
+struct MeshSearch {
+  int p = 0;
+  std::size_t bound = 0;
+  std::vector<std::vector<int>> capacity;  // [src][dst]: rings the direct link can still carry
+  std::vector<std::vector<int>> rings;     // completed rings of this branch
+  std::vector<std::vector<int>> best;
+  std::vector<int> ring;
+  std::vector<char> used;
+  long expansions = 0;
+
+  // True when the search is over (bound reached or budget spent).
+  bool extend() {
+    if (++expansions > kMaxExpansions) return true;
+    const int at = ring.back();
+    if (static_cast<int>(ring.size()) == p) return capacity[at][ring.front()] > 0 && close_ring();
+    std::vector<int> next;
+    for (int r = 0; r < p; ++r) {
+      if (used[r] == 0 && capacity[at][r] > 0) next.push_back(r);
+    }
+    std::stable_sort(next.begin(), next.end(), [&](int a, int b) { return capacity[at][a] > capacity[at][b]; });
+    for (int r : next) {
+      ring.push_back(r);
+      used[r] = 1;
+      --capacity[at][r];
+      const bool done = extend();
+      ++capacity[at][r];
+      used[r] = 0;
+      ring.pop_back();
+      if (done) return true;
+    }
+    return false;
+  }
+
+  // The ring in progress is complete: record it and search the next channel's ring on what is left.
+  bool close_ring() {
+    const int last = ring.back();
+    --capacity[last][ring.front()];
+    rings.push_back(ring);
+    if (rings.size() > best.size()) best = rings;
+    bool done = best.size() >= bound;
+    if (!done) {
+      const std::vector<int> saved_ring = ring;
+      const std::vector<char> saved_used = used;
+      ring = {0};
+      used.assign(p, 0);
+      used[0] = 1;
+      done = extend();
+      ring = saved_ring;
+      used = saved_used;
+    }
+    rings.pop_back();
+    ++capacity[last][ring.front()];
+    return done;
+  }
+};
+
+}  // namespace
+
+std::vector<std::vector<int>> mesh_rings(const topo::Topology& topo) {
+  const int p = topo.num_gpus();
+  if (topo.num_nodes() != 1 || p < 3 || topo.has_nvswitch()) return {};
+  // Direct links: the best route between the pair is one link from GPU to GPU.
+  std::vector<std::vector<double>> bandwidth(p, std::vector<double>(p, 0.0));
+  double slowest = 0.0;
+  for (int a = 0; a < p; ++a) {
+    for (int b = 0; b < p; ++b) {
+      if (a == b) continue;
+      const topo::Route& r = topo.route(a, b);
+      if (r.links.size() != 1) continue;
+      const topo::Link& l = topo.link(r.links[0]);
+      if (l.src != topo.gpu(a).vertex || l.dst != topo.gpu(b).vertex) continue;
+      bandwidth[a][b] = l.bandwidth.bytes_per_s;
+      if (slowest == 0.0 || bandwidth[a][b] < slowest) slowest = bandwidth[a][b];
+    }
+  }
+  if (slowest == 0.0) return {};
+  MeshSearch search;
+  search.p = p;
+  search.capacity.assign(p, std::vector<int>(p, 0));
+  for (int a = 0; a < p; ++a) {
+    for (int b = 0; b < p; ++b) {
+      if (bandwidth[a][b] > 0.0) search.capacity[a][b] = static_cast<int>(std::floor(bandwidth[a][b] / slowest + 1e-9));
+    }
+  }
+  // No GPU can send more rings than its links carry.
+  search.bound = std::numeric_limits<std::size_t>::max();
+  for (int a = 0; a < p; ++a) {
+    std::size_t out = 0;
+    for (int b = 0; b < p; ++b) out += static_cast<std::size_t>(search.capacity[a][b]);
+    search.bound = std::min(search.bound, out);
+  }
+  search.ring = {0};
+  search.used.assign(p, 0);
+  search.used[0] = 1;
+  search.extend();
+  return search.best;
+}
+
+}  // namespace ccforge::sim::nccl

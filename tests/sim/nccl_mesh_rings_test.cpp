@@ -1,0 +1,100 @@
+// NCCL's per-channel rings on direct-link meshes (MI300X xGMI, DGX-1 NVLink): channels spread over all
+// GPU-GPU links, and switched nodes keep one ring order.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <set>
+#include <string>
+#include <utility>
+
+#include "ccforge/sim/sim.hpp"
+#include "mesh_rings.hpp"
+
+namespace ccforge::sim {
+namespace {
+
+const std::string kRoot = CCFORGE_SOURCE_DIR;
+
+const topo::Topology& load(const std::string& name) {
+  static std::map<std::string, topo::Topology> cache;
+  auto it = cache.find(name);
+  if (it == cache.end()) it = cache.emplace(name, topo::load_topology(kRoot + "/data/topologies/" + name)).first;
+  return it->second;
+}
+
+// How many times each directed GPU pair carries a ring hop.
+std::map<std::pair<int, int>, int> hops_per_pair(const std::vector<std::vector<int>>& rings) {
+  std::map<std::pair<int, int>, int> uses;
+  for (const auto& ring : rings) {
+    for (std::size_t i = 0; i < ring.size(); ++i) ++uses[{ring[i], ring[(i + 1) % ring.size()]}];
+  }
+  return uses;
+}
+
+// Every ring visits every rank once and each hop is one direct GPU-to-GPU link.
+void expect_rings_of_direct_links(const topo::Topology& topo, const std::vector<std::vector<int>>& rings) {
+  for (const auto& ring : rings) {
+    ASSERT_EQ(std::set<int>(ring.begin(), ring.end()).size(), static_cast<std::size_t>(topo.num_gpus()));
+    for (std::size_t i = 0; i < ring.size(); ++i) {
+      const topo::Route& r = topo.route(ring[i], ring[(i + 1) % ring.size()]);
+      ASSERT_EQ(r.links.size(), 1u) << "ring hop " << ring[i] << "->" << ring[(i + 1) % ring.size()];
+    }
+  }
+}
+
+double ring_busbw_1g(const topo::Topology& topo, ir::Collective coll) {
+  const CallSpec call{ByteCount{1} << 30, *data_type_from_string("half")};
+  const SimResult r = simulate_nccl(topo, coll, call, *parse_nccl_request("nccl:ring:simple"), SimParams{});
+  return algbw_gbs(call.bytes, r.time) * ir::bus_bandwidth_factor(coll, topo.num_gpus());
+}
+
+TEST(NcclMeshRings, Mi300xChannelsUseAllSevenLinksEachWay) {
+  const topo::Topology& mi300x = load("mi300x.xml");
+  const auto rings = nccl::mesh_rings(mi300x);
+  expect_rings_of_direct_links(mi300x, rings);
+  const auto uses = hops_per_pair(rings);
+  // 8 fully connected GPUs: 56 directed links, each carrying exactly one of the channels' rings.
+  EXPECT_EQ(uses.size(), 56u);
+  for (const auto& [pair, n] : uses) EXPECT_EQ(n, 1) << pair.first << "->" << pair.second;
+  std::map<int, int> out_links, in_links;
+  for (const auto& [pair, n] : uses) ++out_links[pair.first], ++in_links[pair.second];
+  for (int g = 0; g < 8; ++g) {
+    EXPECT_EQ(out_links[g], 7) << "GPU " << g;
+    EXPECT_EQ(in_links[g], 7) << "GPU " << g;
+  }
+  // One ring is bounded by one xGMI link per hop; the channels together must beat that several times.
+  const double link_gbs = mi300x.link(mi300x.route(0, 1).links[0]).bandwidth.gbps();
+  for (ir::Collective coll : {ir::Collective::AllReduce, ir::Collective::AllGather}) {
+    EXPECT_GT(ring_busbw_1g(mi300x, coll), 4.0 * link_gbs) << ir::to_string(coll);
+  }
+}
+
+TEST(NcclMeshRings, Dgx1RingsUseDistinctNvlinksWithinTheirCapacity) {
+  const topo::Topology& dgx1 = load("dgx1-v100.xml");
+  const auto rings = nccl::mesh_rings(dgx1);
+  ASSERT_GE(rings.size(), 2u);
+  expect_rings_of_direct_links(dgx1, rings);
+  // A pair joined by a double NVLink carries at most two rings, a single NVLink one.
+  double slowest = 0.0;
+  for (const auto& [pair, n] : hops_per_pair(rings)) {
+    const double bw = dgx1.link(dgx1.route(pair.first, pair.second).links[0]).bandwidth.gbps();
+    if (slowest == 0.0 || bw < slowest) slowest = bw;
+  }
+  std::set<std::pair<int, int>> distinct;
+  for (const auto& [pair, n] : hops_per_pair(rings)) {
+    const double bw = dgx1.link(dgx1.route(pair.first, pair.second).links[0]).bandwidth.gbps();
+    EXPECT_LE(n, static_cast<int>(bw / slowest + 1e-9)) << pair.first << "->" << pair.second;
+    distinct.insert(pair);
+  }
+  // The first ring alone uses 8 links; the others add links it did not use.
+  EXPECT_GT(distinct.size(), 8u);
+}
+
+TEST(NcclMeshRings, SwitchedAndPcieNodesKeepOneRingOrder) {
+  EXPECT_TRUE(nccl::mesh_rings(load("ndv5.xml")).empty());
+  EXPECT_TRUE(nccl::mesh_rings(load("pcie-4gpu.xml")).empty());
+  EXPECT_TRUE(nccl::mesh_rings(load("ndv5-x2.xml")).empty());
+}
+
+}  // namespace
+}  // namespace ccforge::sim
