@@ -40,12 +40,13 @@ struct Model {
   std::string arch;  // topo::param_key of the GPUs
 
   double get(const std::string& name, double raw) const { return table ? table->get(name) : raw; }
-  // As sim/src/costs.cpp link_efficiency: NVLink and NVSwitch by GPU architecture, network links by one
-  // figure, every other link at its line rate.
+  // As sim/src/costs.cpp link_efficiency: NVLink, NVSwitch and xGMI by GPU architecture, network links
+  // by one figure, every other link at its line rate.
   double link_efficiency(topo::LinkKind kind) const {
     switch (kind) {
       case topo::LinkKind::NvLink:
-      case topo::LinkKind::NvSwitch: return get("sim.link.nvlink.efficiency." + arch, 1.0);
+      case topo::LinkKind::NvSwitch:
+      case topo::LinkKind::Xgmi: return get("sim.link.nvlink.efficiency." + arch, 1.0);
       case topo::LinkKind::Nic:
       case topo::LinkKind::Network: return get("sim.link.net.efficiency", 1.0);
       default: return 1.0;

@@ -49,7 +49,8 @@ SimTime local_copy_time(const ParamTable& params, topo::GpuArch arch, double byt
 double link_efficiency(const ParamTable& params, topo::LinkKind kind, topo::GpuArch arch) {
   switch (kind) {
     case topo::LinkKind::NvLink:
-    case topo::LinkKind::NvSwitch: return params.get(std::string("sim.link.nvlink.efficiency.") + topo::param_key(arch));
+    case topo::LinkKind::NvSwitch:
+    case topo::LinkKind::Xgmi: return params.get(std::string("sim.link.nvlink.efficiency.") + topo::param_key(arch));
     case topo::LinkKind::Nic:
     case topo::LinkKind::Network: return params.get("sim.link.net.efficiency");
     default: return 1.0;

@@ -83,7 +83,9 @@ std::vector<Param> hardware_params() {
       {"sim.link.nvlink.efficiency.sm80", 20.0 / 25.0, "ratio", "NCCL src/graph/topo.h SM80_NVLINK_BW 20 / datasheet 25 GB/s"},
       {"sim.link.nvlink.efficiency.sm90", 20.6 / 25.0, "ratio", "NCCL src/graph/topo.h SM90_NVLINK_BW 20.6 / datasheet 25 GB/s"},
       {"sim.link.nvlink.efficiency.sm100", 40.1 / 50.0, "ratio", "NCCL src/graph/topo.h SM100_NVLINK_BW 40.1 / datasheet 50 GB/s"},
-      {"sim.link.nvlink.efficiency.cdna3", 1.0, "ratio", "no NCCL figure for xGMI: raw rate"},
+      {"sim.link.nvlink.efficiency.cdna3", 48.0 / 64.0, "ratio",
+       "xGMI (GPU-GPU links of AMD GPUs): ~48 of 64 GB/s usable per link, AMD ROCm blog 'Understanding RCCL Bandwidth "
+       "and xGMI Performance on AMD Instinct MI300X' (2025)"},
       {"sim.link.net.efficiency", 12.0 / 12.5, "ratio", "NCCL src/graph/topo.h NET_BW 12 / 100 Gb/s line rate 12.5 GB/s"},
       // NVSwitch in-network reduction (NVLS: multimem.ld_reduce then multimem.st).
       {"sim.nvls.efficiency.sm90", 0.85, "ratio", kTuning + " nvlsEfficiency[HOPPER]"},
