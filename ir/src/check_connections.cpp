@@ -80,8 +80,10 @@ bool check_connections(const Algorithm& algo, IssueSink& sink) {
   for (const auto& [c, unused] : all) {
     const auto& s_tbs = senders[c];
     const auto& r_tbs = receivers[c];
-    const bool unique = one_tb_per_direction(c, s_tbs, std::get<0>(c), "send", sink) &
-                        one_tb_per_direction(c, r_tbs, std::get<1>(c), "receive", sink);
+    // Both directions are checked (and reported) before deciding.
+    const bool one_sender = one_tb_per_direction(c, s_tbs, std::get<0>(c), "send", sink);
+    const bool one_receiver = one_tb_per_direction(c, r_tbs, std::get<1>(c), "receive", sink);
+    const bool unique = one_sender && one_receiver;
     ok &= unique;
     if (!unique) continue;
     const auto sends = s_tbs.empty() ? std::vector<StepRef>{} : steps_where(algo, std::get<0>(c), s_tbs[0], true);

@@ -34,6 +34,22 @@ void check_no_tabs(std::string_view text, const std::string& file, const LineInd
   }
 }
 
+namespace {
+
+// "&name;" or "&#digits;" / "&#xhex;" at the start of `s`.
+bool starts_entity(std::string_view s) {
+  const std::size_t end = s.find(';');
+  if (end == std::string_view::npos || end < 2 || end > 10) return false;
+  for (std::size_t i = 1; i < end; ++i) {
+    const char c = s[i];
+    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || (c == '#' && i == 1);
+    if (!ok) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
 void check_start_tag(std::string_view text, std::size_t name_offset, const std::string& file, const LineIndex& lines) {
   auto fail = [&](std::size_t at, const char* problem, const char* fix) {
     throw DiagError(Diag{{file, lines.line_of(static_cast<std::ptrdiff_t>(at))}, problem, fix});
@@ -43,6 +59,9 @@ void check_start_tag(std::string_view text, std::size_t name_offset, const std::
   for (std::size_t pos = name_offset; pos < text.size(); ++pos) {
     const char c = text[pos];
     if (in_value) {
+      if (c == '&' && !starts_entity(text.substr(pos)))
+        fail(pos, "bare '&' in an attribute value: not XML, and written back as &amp; it changes the value's length",
+             "write it as &amp;");
       if (c == '"') {
         in_value = false;
         if (pos - value_start > kMaxValueLength)

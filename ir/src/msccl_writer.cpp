@@ -14,13 +14,14 @@
 namespace ccforge::ir {
 namespace {
 
+// Only what a double-quoted XML attribute requires: never longer than the escaped text it was read from
+// (the reader rejects a bare '&'), so a value within MAX_STR_LEN stays within it when written back.
 std::string escape_attribute(std::string_view value) {
   std::string out;
   for (char c : value) {
     switch (c) {
       case '&': out += "&amp;"; break;
       case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
       case '"': out += "&quot;"; break;
       default: out += c;
     }
