@@ -16,17 +16,6 @@
 namespace ccforge::sim {
 namespace {
 
-struct Fit {
-  double median = 0.0;
-  double worst = 0.0;
-};
-
-Fit summarize(std::vector<double> errors) {
-  std::sort(errors.begin(), errors.end());
-  const std::size_t n = errors.size();
-  return Fit{n % 2 ? errors[n / 2] : (errors[n / 2 - 1] + errors[n / 2]) / 2, errors.back()};
-}
-
 // The one default fitted on this data set: link.nvswitch.latency, from the two 1 KB rows (see
 // topology/src/link_params.cpp). Every other row is held out from that fit.
 constexpr ByteCount kCalibrationBytes = 1024;

@@ -45,17 +45,6 @@ bool is_calibration_row(const Measured& m) {
          (m.coll == ir::Collective::AllReduce && (m.bytes == 1024 || m.bytes == 524288));
 }
 
-struct Fit {
-  double median = 0.0;
-  double worst = 0.0;
-};
-
-Fit summarize(std::vector<double> errors) {
-  std::sort(errors.begin(), errors.end());
-  const std::size_t n = errors.size();
-  return Fit{n % 2 ? errors[n / 2] : (errors[n / 2 - 1] + errors[n / 2]) / 2, errors.back()};
-}
-
 struct Comparison {
   Fit all, held_out, ll;  // ll: held-out points of LL files
 };

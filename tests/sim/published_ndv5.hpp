@@ -1,7 +1,8 @@
 // The published ND H100 v5 times (tests/data/ndv5_msccl_vs_nccl_fp16.csv; source in tests/data/SOURCES.md),
-// read once for the NCCL and the MSCCL fidelity tests.
+// read once for the NCCL and the MSCCL fidelity tests, and the error summary both print.
 #pragma once
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -33,6 +34,18 @@ inline std::vector<Measured> read_published_ndv5() {
     rows.push_back(Measured{std::stoull(size), *ir::collective_from_string(coll), std::stod(nccl), std::stod(msccl)});
   }
   return rows;
+}
+
+// Median and worst of absolute relative errors.
+struct Fit {
+  double median = 0.0;
+  double worst = 0.0;
+};
+
+inline Fit summarize(std::vector<double> errors) {
+  std::sort(errors.begin(), errors.end());
+  const std::size_t n = errors.size();
+  return Fit{n % 2 ? errors[n / 2] : (errors[n / 2 - 1] + errors[n / 2]) / 2, errors.back()};
 }
 
 }  // namespace ccforge::sim
