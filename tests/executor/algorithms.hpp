@@ -9,14 +9,7 @@
 namespace ccforge::executor::testing {
 
 inline ir::Step step(ir::OpType type, ir::BufferKind src, int src_off, ir::BufferKind dst, int dst_off, int count = 1) {
-  ir::Step s;
-  s.type = type;
-  s.src_buf = src;
-  s.src_off = src_off;
-  s.dst_buf = dst;
-  s.dst_off = dst_off;
-  s.count = count;
-  return s;
+  return {.type = type, .src_buf = src, .src_off = src_off, .dst_buf = dst, .dst_off = dst_off, .count = count};
 }
 
 inline ir::Algorithm empty_algorithm(ir::Collective coll, int ngpus, int nchunksperloop, ir::Protocol proto) {

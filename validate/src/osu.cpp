@@ -11,14 +11,7 @@ namespace ccforge::validate {
 namespace {
 
 ir::Step transfer(ir::OpType type, ir::BufferKind src, int src_off, ir::BufferKind dst, int dst_off) {
-  ir::Step s;
-  s.type = type;
-  s.src_buf = src;
-  s.src_off = src_off;
-  s.dst_buf = dst;
-  s.dst_off = dst_off;
-  s.count = 1;
-  return s;
+  return {.type = type, .src_buf = src, .src_off = src_off, .dst_buf = dst, .dst_off = dst_off, .count = 1};
 }
 
 ir::ThreadBlock threadblock(int id, int send, int recv) {
