@@ -4,13 +4,16 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <array>
+#include <set>
 #include <thread>
 #include <vector>
 
 namespace ccforge::topo {
 namespace {
 
+using testing::azure;
 using testing::bundled;
 
 // DGX-1 NVLink link counts (msccl-tools msccl/topologies/nvidia.py dgx1()), the same matrix the bundled
@@ -86,6 +89,57 @@ TEST(Routes, Mi300xIsAFullXgmiMesh) {
       if (i == j) continue;
       EXPECT_EQ(t.route(i, j).links.size(), 1u);
       EXPECT_EQ(t.link(t.route(i, j).links[0]).kind, LinkKind::Xgmi);
+    }
+  }
+}
+
+// The NIC a route crosses between the given vertex kinds: leaving its node (NIC -> fabric) or entering it.
+VertexId nic_crossed(const Topology& t, const Route& r, bool leaving) {
+  for (LinkId id : r.links) {
+    const Link& l = t.link(id);
+    if (l.kind != LinkKind::Nic) continue;
+    if (leaving && t.vertex(l.src).kind == VertexKind::Nic) return l.src;
+    if (!leaving && t.vertex(l.dst).kind == VertexKind::Nic) return l.dst;
+  }
+  ADD_FAILURE() << "route crosses no NIC";
+  return VertexId{};
+}
+
+// NDv4: two GPUs and two NICs behind each PCIe switch, so both NICs are equally close to both GPUs.
+TEST(Routes, Ndv4ClusterEntersThroughTheReceiversOwnNicAndLeavesFromItsOwner) {
+  const Topology t = load_topology(azure("ndv4-x2.xml"));
+  const int g = t.gpus_per_node();
+  for (int a = 0; a < g; ++a) {
+    for (int b = g; b < 2 * g; ++b) {
+      const Route& r = t.route(a, b);
+      EXPECT_EQ(r.path_class, PathClass::Net);
+      EXPECT_EQ(nic_crossed(t, r, false).v, t.gpu(b).nearest_nic->v) << a << "->" << b;
+      const VertexId out = nic_crossed(t, r, true);
+      // The sending NIC is on the receiver's rail, and its own GPU is the one that puts data into it.
+      EXPECT_EQ(t.vertex(out).name.substr(3), t.vertex(*t.gpu(b).nearest_nic).name.substr(3)) << a << "->" << b;
+      const Link& into_nic = t.link(*std::find_if(r.links.begin(), r.links.end(), [&](LinkId id) { return t.link(id).dst == out; }));
+      EXPECT_EQ(into_nic.kind, LinkKind::Pcie);
+      const int owner = b - g;
+      const auto uplink = std::find_if(r.links.begin(), r.links.end(), [&](LinkId id) { return t.link(id).src == t.gpu(owner).vertex && t.link(id).kind == LinkKind::Pcie; });
+      EXPECT_NE(uplink, r.links.end()) << a << "->" << b << " does not leave through GPU " << owner << "'s PCIe port";
+    }
+  }
+}
+
+// A ring per channel leaving each node from a different GPU towards a different GPU (NCCL's rings rotated,
+// sim/src/nccl/ring.cpp) must load each NIC and PCIe port once: shared links halve the ring's bandwidth.
+TEST(Routes, Ndv4RotatedRingCrossingsShareNoLink) {
+  const Topology t = load_topology(azure("ndv4-x2.xml"));
+  const int g = t.gpus_per_node();
+  std::set<std::uint32_t> used;
+  for (int c = 0; c < g; ++c) {
+    for (int node = 0; node < 2; ++node) {
+      const int src = node * g + (c + g - 1) % g, dst = (1 - node) * g + c;
+      for (LinkId id : t.route(src, dst).links) {
+        if (t.link(id).kind == LinkKind::NvSwitch) continue;  // NVSwitch ports are 300 GB/s, 12x a NIC
+        EXPECT_TRUE(used.insert(id.v).second) << "channel " << c << ": " << src << "->" << dst << " shares "
+                                              << t.vertex(t.link(id).src).name << ">" << t.vertex(t.link(id).dst).name;
+      }
     }
   }
 }

@@ -6,6 +6,9 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
+#include <set>
+#include <utility>
 
 namespace ccforge::topo {
 namespace {
@@ -17,6 +20,17 @@ namespace {
 // term adds less than kBandwidthTieBreak of a hop.
 constexpr double kLevelBase = 1000.0;
 constexpr double kBandwidthTieBreak = 0.01;
+// NIC choice in clusters, as NCCL's PXN ("receiving locally and sending remotely", src/graph/paths.cc):
+// - a GPU sends into the network only from its own NIC, or relays over NVLink to the GPU whose own NIC it
+//   is (ncclTopoGetLocalGpu). NCCL sends directly from a GPU that shares a PCIe switch with a NIC (NDv4),
+//   but its ring search charges every path's bandwidth to its links, so two channels never load one GPU's
+//   PCIe uplink; a route chosen per pair cannot see the other channels, and sending only from the NIC's own
+//   GPU gives the same spread;
+// - a route entering a node through the receiver's own NIC beats one through another NIC behind the same
+//   switch (NDv4) even when the sender needs an NVLink relay for it: the bonus outweighs any NVLink hops
+//   (about 1 each) and is a tenth of one PCIe hop (kLevelBase), so it never changes which kinds of link a
+//   route crosses.
+constexpr double kOwnNicIngressBonus = 100.0;
 
 int level(LinkKind kind) {
   switch (kind) {
@@ -31,6 +45,43 @@ int level(LinkKind kind) {
   return 3;
 }
 
+double link_weight(const Link& l, double widest) {
+  const double narrowness = 1.0 - l.bandwidth.bytes_per_s / widest;  // 0 for the widest link, < 1 always
+  return std::pow(kLevelBase, level(l.kind)) * (1.0 + kBandwidthTieBreak * narrowness);
+}
+
+bool is_host_link(LinkKind kind) { return kind == LinkKind::Pcie || kind == LinkKind::CpuInterconnect; }
+
+// Cheapest path from `from` to `to` over PCIe and CPU links only (a GPU and its NIC inside one node), never
+// relaying through another GPU or NIC; empty when there is none.
+std::vector<LinkId> host_path(const GraphData& g, const std::vector<std::vector<std::uint32_t>>& host_out, double widest,
+                              VertexId from, VertexId to) {
+  std::map<std::uint32_t, std::pair<double, std::uint32_t>> best;  // vertex -> (weight, link in)
+  std::set<std::pair<double, std::uint32_t>> frontier{{0.0, from.v}};
+  best[from.v] = {0.0, std::numeric_limits<std::uint32_t>::max()};
+  while (!frontier.empty()) {
+    const auto [d, v] = *frontier.begin();
+    frontier.erase(frontier.begin());
+    if (v == to.v) break;
+    const VertexKind kind = g.vertices[v].kind;
+    if (v != from.v && (kind == VertexKind::Gpu || kind == VertexKind::Nic)) continue;
+    for (std::uint32_t i : host_out[v]) {
+      const std::uint32_t w = g.links[i].dst.v;
+      const double nd = d + link_weight(g.links[i], widest);
+      const auto it = best.find(w);
+      if (it != best.end() && it->second.first <= nd) continue;
+      if (it != best.end()) frontier.erase({it->second.first, w});
+      best[w] = {nd, i};
+      frontier.insert({nd, w});
+    }
+  }
+  std::vector<LinkId> path;
+  if (!best.count(to.v)) return path;
+  for (std::uint32_t v = to.v; v != from.v; v = g.links[best[v].second].src.v) path.push_back(LinkId{best[v].second});
+  std::reverse(path.begin(), path.end());
+  return path;
+}
+
 }  // namespace
 
 // Routing graph: the topology's vertices, plus one "arrival" vertex per GPU. PCIe links into a GPU end
@@ -41,13 +92,51 @@ RouteFinder::RouteFinder(const GraphData& graph) : data_(graph), graph_(graph.ve
   for (std::size_t r = 0; r < graph.gpus.size(); ++r) arrival[graph.gpus[r].vertex.v] = graph.vertices.size() + r;
   double widest = 1.0;
   for (const Link& l : graph.links) widest = std::max(widest, l.bandwidth.bytes_per_s);
+  auto routed_dst = [&](const Link& l) {
+    const bool into_gpu_by_pcie = l.kind == LinkKind::Pcie && graph.vertices[l.dst.v].kind == VertexKind::Gpu;
+    return into_gpu_by_pcie ? arrival[l.dst.v] : l.dst.v;
+  };
+  const bool networked = std::any_of(graph.links.begin(), graph.links.end(), [](const Link& l) { return l.kind == LinkKind::Nic; });
+  std::set<std::uint32_t> owned_nics;
+  for (const GpuInfo& gpu : graph.gpus) {
+    if (networked && gpu.nearest_nic) owned_nics.insert(gpu.nearest_nic->v);
+  }
   for (std::uint32_t i = 0; i < graph.links.size(); ++i) {
     const Link& l = graph.links[i];
-    const bool into_gpu_by_pcie = l.kind == LinkKind::Pcie && graph.vertices[l.dst.v].kind == VertexKind::Gpu;
-    const std::size_t dst = into_gpu_by_pcie ? arrival[l.dst.v] : l.dst.v;
-    const double narrowness = 1.0 - l.bandwidth.bytes_per_s / widest;  // 0 for the widest link, < 1 always
-    const double weight = std::pow(kLevelBase, level(l.kind)) * (1.0 + kBandwidthTieBreak * narrowness);
-    boost::add_edge(l.src.v, dst, Graph::edge_property_type(weight, Graph::edge_property_type::next_type(i)), graph_);
+    if (is_host_link(l.kind) && owned_nics.count(l.dst.v)) continue;  // only from the owner: add_own_nic_paths
+    add_edge(l.src.v, routed_dst(l), link_weight(l, widest), i);
+  }
+  if (networked) add_own_nic_paths(widest, routed_dst);
+}
+
+void RouteFinder::add_edge(std::size_t src, std::size_t dst, double weight, std::uint32_t link) {
+  boost::add_edge(src, dst, Graph::edge_property_type(weight, Graph::edge_property_type::next_type(link)), graph_);
+}
+
+// Each GPU's paths to and from its own NIC are added as private chains of vertices (the same links, so
+// routes through them are real): the way out is the only way from a GPU into a NIC it owns; the way in
+// costs slightly less than the shared one.
+template <class RoutedDst>
+void RouteFinder::add_own_nic_paths(double widest, const RoutedDst& routed_dst) {
+  std::vector<std::vector<std::uint32_t>> host_out(data_.vertices.size());
+  for (std::uint32_t i = 0; i < data_.links.size(); ++i) {
+    if (is_host_link(data_.links[i].kind)) host_out[data_.links[i].src.v].push_back(i);
+  }
+  auto add_chain = [&](const std::vector<LinkId>& path, double bonus) {
+    std::size_t from = data_.links[path.front().v].src.v;
+    for (std::size_t k = 0; k < path.size(); ++k) {
+      const Link& l = data_.links[path[k].v];
+      const std::size_t to = k + 1 == path.size() ? routed_dst(l) : boost::add_vertex(graph_);
+      add_edge(from, to, link_weight(l, widest) - (k == 0 ? bonus : 0.0), path[k].v);
+      from = to;
+    }
+  };
+  for (const GpuInfo& gpu : data_.gpus) {
+    if (!gpu.nearest_nic) continue;
+    const std::vector<LinkId> in = host_path(data_, host_out, widest, *gpu.nearest_nic, gpu.vertex);
+    const std::vector<LinkId> out = host_path(data_, host_out, widest, gpu.vertex, *gpu.nearest_nic);
+    if (!in.empty()) add_chain(in, kOwnNicIngressBonus);
+    if (!out.empty()) add_chain(out, 0.0);
   }
 }
 
