@@ -15,8 +15,8 @@
 // byte once, but the simulator's NVLS (sim/src/nccl/nvls.cpp, NCCL's multimem ld_reduce / st) reaches
 // the owner's own memory through the switch too, so each port carries (p+1)/p of the buffer for
 // allreduce, the whole buffer for allgather and reducescatter; its wire carries payload / NVLS
-// efficiency, every operation waits a route latency plus a Simple step's sync, and the call pays NVLS's
-// own base. The bound is the smaller of the two mechanisms, since a call may use either.
+// efficiency, every operation first waits one NVLS step handoff (two multimem round trips), and the call
+// pays NVLS's own base. The bound is the smaller of the two mechanisms, since a call may use either.
 // Without the simulator's table the same arguments give the raw hardware bound (line rates, no fixed
 // costs beyond one route latency).
 #include <algorithm>
@@ -193,9 +193,12 @@ LowerBound lower_bound(const topo::Topology& topo, ir::Collective coll, ByteCoun
   if (const double nvls_bytes = nvls_port_bytes(topo, coll, n); nvls_bytes > 0.0) {
     const double efficiency = model.get("sim.nvls.efficiency." + model.arch, 1.0);
     const double port = std::min(*std::min_element(inject.begin(), inject.end()), *std::min_element(eject.begin(), eject.end()));
+    // Every NVLS operation first waits one step handoff, two multimem round trips inside the node
+    // (sim/src/nccl/nvls.cpp nvls_step_handoff: 4 GPU-to-GPU route latencies, the fastest of which is
+    // first_hop); without the table, or with one GPU per node, only the first hop.
+    const SimTime handoff = model.table && topo.gpus_per_node() > 1 ? first_hop * 4 : first_hop;
     const LowerBound nvls{seconds_to_time(std::max(nvls_bytes / (efficiency * port), network)),
-                          SimTime::from_us(model.get("sim.nvls.base_us", 0.0) + model.get("sim.sync.Simple.nvlink_us", 0.0)) +
-                              first_hop};
+                          SimTime::from_us(model.get("sim.nvls.base_us", 0.0)) + handoff};
     if (nvls.total() < best.total()) best = nvls;
   }
   return best;

@@ -36,6 +36,10 @@ struct NvlsPaths {
 };
 NvlsPaths nvls_paths(Lowering& low, int first, int count);
 
+// Handoff of one NVLS step among GPUs first .. first+count-1 (one NVSwitch domain): the multimem poll of
+// the step flags plus the fence after the step's multimem loads and stores, two round trips.
+SimTime nvls_step_handoff(const topo::Topology& topo, int first, int count);
+
 // NVLS chunk per rank and channel for a call of `bytes` (NCCL computeColl, NCCL_ALGO_NVLS).
 double nvls_chunk(double bytes, int nchannels, int nranks);
 

@@ -39,12 +39,25 @@ double nvls_chunk(double bytes, int nchannels, int nranks) {
   return chunk;
 }
 
+// One NVLS step of the reduce warps (NCCL v2.18.3 src/collectives/device/prims_simple.h, recvSend with
+// multimem source and destination): waitPeer polls the step flags of every rank with one
+// multimem.ld_reduce.min (NvlsMinPolling), then the chunk's ld_reduce/st stream, then postPeer's
+// fence_acq_rel_sys waits for those multimem accesses to complete. Poll and fence are each a multimem
+// round trip, requester -> switch -> every GPU -> switch -> requester: two GPU-to-GPU route latencies.
+// The scatter warps fill the next steps' slots (NCCL_STEPS deep) meanwhile, so no producer/consumer
+// wait like a ring step's Simple sync is exposed per step.
+SimTime nvls_step_handoff(const topo::Topology& topo, int first, int count) {
+  const SimTime one_way = topo.route(first, count > 1 ? first + 1 : first).latency;
+  return one_way * 4;
+}
+
 void lower_nvls(Lowering& low, const NcclCall& call) {
   const ProtocolCosts costs = protocol_costs(low.params(), ir::Protocol::Simple, low.arch());
   const double efficiency = low.params().get(std::string("sim.nvls.efficiency.") + topo::param_key(low.arch()));
   const int p = low.topo().num_gpus();
-  // Each reduce or multicast operation hands off like a Simple step (NVLS runs on the Simple protocol).
-  const SimTime delay = low.topo().route(0, p > 1 ? 1 : 0).latency + costs.sync_nvlink;
+  // The reduce and multicast tracks carry one step's loads and stores one step apart; each op waits the
+  // step's full handoff, so a step lasts handoff + transfer as the warps that do both.
+  const SimTime delay = nvls_step_handoff(low.topo(), 0, p);
   const bool reduce = call.coll != ir::Collective::AllGather;
   const bool gather = call.coll != ir::Collective::ReduceScatter;
   const NvlsPaths paths = nvls_paths(low, 0, p);

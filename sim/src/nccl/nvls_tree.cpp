@@ -107,8 +107,8 @@ void lower_nvls_tree(Lowering& low, const NcclCall& call, bool fold) {
   const int g = topo.gpus_per_node();
   const int nnodes = topo.num_nodes();
   const std::vector<int> heads = head_locals(topo);
-  // An NVLS reduce or multicast hands off like a Simple NVLink step, as in lower_nvls.
-  const SimTime nvls_delay = topo.route(0, g > 1 ? 1 : 0).latency + costs.sync_nvlink;
+  // An NVLS reduce or multicast waits one NVLS step handoff, as in lower_nvls.
+  const SimTime nvls_delay = nvls_step_handoff(topo, 0, g);
   const double chunk_size = nvls_tree_chunk(call.bytes, call.nchannels, static_cast<int>(heads.size()));
   const std::uint32_t reduce_label = low.graph().add_label("nvls ld_reduce");
   const std::uint32_t up_label = low.graph().add_label("nvlstree up");
