@@ -1,10 +1,13 @@
 // Hierarchical two-level algorithms for multi-node clusters (algorithms.md §8.1, §8.6; BlueConnect,
 // Cho et al. SysML 2019; MSCCL alltoall_a100_two_step). Rank (n, a) = n * g + a on node n, local
-// index a. Intra-node phases use direct all-pairs on channel 0; inter-node phases run one ring per
-// rail (same local index on every node, so each NIC carries only its GPU's shard) on channel 1.
-// Allreduce's closing intra allgather runs on channel 2: the executor repeats the program per tile,
-// and with its own tbs tile i's allgather overlaps tile i+1's reduce-scatter and ring instead of
-// queueing behind them (on shared tbs the three phases ran one after another).
+// index a. Intra-node phases are direct all-pairs; inter-node phases run one ring per rail (same local
+// index on every node, so each NIC carries only its GPU's shard).
+// Channels: every phase has its own pair, so the executor, which repeats the program per tile, overlaps
+// tile i's later phases with tile i+1's earlier ones instead of queueing them on shared threadblocks.
+// Within a pair the two directions between two ranks (intra: lower to higher local index or back;
+// rings: from an even or odd node) use different channels and so different threadblocks: on one shared
+// tb the rank whose receive comes first in program order waits for it before sending, which turns both
+// directions of every exchange into one after the other (gen_direct.cpp does the same).
 //   allreduce:     intra reduce-scatter -> per-rail ring allreduce of the shard -> intra allgather
 //   allgather:     per-rail ring allgather -> intra allgather of the N gathered blocks
 //   reducescatter: intra reduce-scatter onto rails -> per-rail ring reduce-scatter
@@ -23,12 +26,21 @@ struct Grid {
   int rank(int n, int a) const { return n * g + a; }
 };
 
+// First channel of each phase's pair, in phase order.
+constexpr int kIntraFirst = 0;  // the first (or only) intra-node phase
+constexpr int kInterFirst = 2;  // the rail rings (allreduce: their reduce-scatter hops); alltoall's node pairs
+constexpr int kInterGather = 4;  // allreduce: the allgather hops of the rail rings
+constexpr int kIntraLast = 6;   // allreduce: the closing intra-node allgather
+
+int intra(int phase, int from, int to) { return phase + (from < to ? 0 : 1); }
+int ring(int phase, int from_node) { return phase + from_node % 2; }
+
 void hier_allreduce(Program& prog, const Grid& G) {
   const int N = G.nodes, shard = N * G.k;
   for (int n = 0; n < N; ++n) {
     for (int a = 0; a < G.g; ++a)
       for (int l = 0; l < G.g; ++l)
-        if (l != a) prog.send(in(G.rank(n, a), l * shard, shard), scratch(G.rank(n, l), a * shard, shard), 0);
+        if (l != a) prog.send(in(G.rank(n, a), l * shard, shard), scratch(G.rank(n, l), a * shard, shard), intra(kIntraFirst, a, l));
     for (int l = 0; l < G.g; ++l)
       for (int a = 0; a < G.g; ++a)
         if (a != l) prog.reduce(scratch(G.rank(n, l), a * shard, shard), in(G.rank(n, l), l * shard, shard));
@@ -36,16 +48,20 @@ void hier_allreduce(Program& prog, const Grid& G) {
   for (int l = 0; l < G.g; ++l) {
     auto index = [&](int seg) { return l * shard + seg * G.k; };
     for (int hop = 0; hop + 1 < N; ++hop)
-      for (int c = 0; c < N; ++c)
-        prog.send_reduce(in(G.rank((c + 1 + hop) % N, l), index(c), G.k), in(G.rank((c + 2 + hop) % N, l), index(c), G.k), 1);
+      for (int c = 0; c < N; ++c) {
+        const int from = (c + 1 + hop) % N;
+        prog.send_reduce(in(G.rank(from, l), index(c), G.k), in(G.rank((from + 1) % N, l), index(c), G.k), ring(kInterFirst, from));
+      }
     for (int hop = 0; hop + 1 < N; ++hop)
-      for (int c = 0; c < N; ++c)
-        prog.send(in(G.rank((c + hop) % N, l), index(c), G.k), in(G.rank((c + hop + 1) % N, l), index(c), G.k), 1);
+      for (int c = 0; c < N; ++c) {
+        const int from = (c + hop) % N;
+        prog.send(in(G.rank(from, l), index(c), G.k), in(G.rank((from + 1) % N, l), index(c), G.k), ring(kInterGather, from));
+      }
   }
   for (int n = 0; n < N; ++n)
     for (int l = 0; l < G.g; ++l)
       for (int a = 0; a < G.g; ++a)
-        if (a != l) prog.send(in(G.rank(n, l), l * shard, shard), in(G.rank(n, a), l * shard, shard), 2);
+        if (a != l) prog.send(in(G.rank(n, l), l * shard, shard), in(G.rank(n, a), l * shard, shard), intra(kIntraLast, l, a));
 }
 
 void hier_allgather(Program& prog, const Grid& G) {
@@ -54,7 +70,7 @@ void hier_allgather(Program& prog, const Grid& G) {
     for (int hop = 0; hop + 1 < N; ++hop)
       for (int x = 0; x < N; ++x) {
         const int owner = G.rank(x, a), from = G.rank((x + hop) % N, a), to = G.rank((x + hop + 1) % N, a);
-        prog.send(hop == 0 ? in(from, 0, k) : out(from, owner * k, k), out(to, owner * k, k), 1);
+        prog.send(hop == 0 ? in(from, 0, k) : out(from, owner * k, k), out(to, owner * k, k), ring(kInterFirst, (x + hop) % N));
       }
   for (int n = 0; n < N; ++n)
     for (int a = 0; a < G.g; ++a)
@@ -62,7 +78,7 @@ void hier_allgather(Program& prog, const Grid& G) {
         for (int b = 0; b < G.g; ++b) {
           if (b == a) continue;
           const int owner = G.rank(m, a), from = G.rank(n, a);
-          prog.send(m == n ? in(from, 0, k) : out(from, owner * k, k), out(G.rank(n, b), owner * k, k), 0);
+          prog.send(m == n ? in(from, 0, k) : out(from, owner * k, k), out(G.rank(n, b), owner * k, k), intra(kIntraFirst, a, b));
         }
 }
 
@@ -76,7 +92,7 @@ void hier_reducescatter(Program& prog, const Grid& G) {
     for (int a = 0; a < G.g; ++a)
       for (int m = 0; m < N; ++m)
         for (int l = 0; l < G.g; ++l)
-          if (l != a) prog.send(in(G.rank(n, a), G.rank(m, l) * k, k), scratch(G.rank(n, l), slot(a, m), k), 0);
+          if (l != a) prog.send(in(G.rank(n, a), G.rank(m, l) * k, k), scratch(G.rank(n, l), slot(a, m), k), intra(kIntraFirst, a, l));
     for (int l = 0; l < G.g; ++l) {
       const int self = G.rank(n, l);
       for (int m = 0; m < N; ++m) prog.copy(in(self, G.rank(m, l) * k, k), scratch(self, slot(l, m), k));
@@ -88,7 +104,8 @@ void hier_reducescatter(Program& prog, const Grid& G) {
   for (int l = 0; l < G.g; ++l) {
     for (int hop = 0; hop + 1 < N; ++hop)
       for (int x = 0; x < N; ++x)
-        prog.send_reduce(scratch(G.rank((x + 1 + hop) % N, l), slot(l, x), k), scratch(G.rank((x + 2 + hop) % N, l), slot(l, x), k), 1);
+        prog.send_reduce(scratch(G.rank((x + 1 + hop) % N, l), slot(l, x), k), scratch(G.rank((x + 2 + hop) % N, l), slot(l, x), k),
+                         ring(kInterFirst, (x + 1 + hop) % N));
     for (int x = 0; x < N; ++x) prog.copy(scratch(G.rank(x, l), slot(l, x), k), in(G.rank(x, l), G.rank(x, l) * k, k));
   }
 }
@@ -102,18 +119,18 @@ void hier_alltoall(Program& prog, const Grid& G) {
           const int self = G.rank(n, a), dest = G.rank(m, b);
           if (m == n) {
             if (b == a) prog.copy(in(self, dest * k, k), out(self, self * k, k));
-            else prog.send(in(self, dest * k, k), out(dest, self * k, k), 0);
+            else prog.send(in(self, dest * k, k), out(dest, self * k, k), intra(kIntraFirst, a, b));
           } else if (b == a) {
             prog.copy(in(self, dest * k, k), scratch(self, (m * g + a) * k, k));
           } else {
-            prog.send(in(self, dest * k, k), scratch(G.rank(n, b), (m * g + a) * k, k), 0);
+            prog.send(in(self, dest * k, k), scratch(G.rank(n, b), (m * g + a) * k, k), intra(kIntraFirst, a, b));
           }
         }
   // Rank (n,b) holds, contiguously, the g blocks node n sends to (m,b): one message per node pair.
   for (int n = 0; n < N; ++n)
     for (int b = 0; b < g; ++b)
       for (int m = 0; m < N; ++m)
-        if (m != n) prog.send(scratch(G.rank(n, b), m * g * k, g * k), out(G.rank(m, b), n * g * k, g * k), 1);
+        if (m != n) prog.send(scratch(G.rank(n, b), m * g * k, g * k), out(G.rank(m, b), n * g * k, g * k), intra(kInterFirst, n, m));
 }
 
 }  // namespace
