@@ -32,6 +32,7 @@ struct TuneFlags {
   std::string profile;
   bool resume = false;
   bool all_candidates = false;
+  bool no_prune = false;
   bool list = false;
 };
 
@@ -112,6 +113,7 @@ void run_tune(const TuneFlags& f) {
   options.out_dir = f.out;
   options.resume = f.resume;
   options.write_candidates = f.all_candidates;
+  options.prune = !f.no_prune;
   options.progress = progress_printer();
   sim::SimParams params;
   const topo::LoadOptions load = f.profile.empty() ? topo::LoadOptions{} : sim::apply_profile(f.profile, params);
@@ -140,6 +142,7 @@ void add_tune_command(CLI::App& app) {
   cmd->add_flag("--resume", flags->resume, "continue a killed run from DIR/checkpoint.jsonl");
   cmd->add_flag("--all-candidates", flags->all_candidates,
                 "also write every candidate that passed the checker to DIR/candidates/ (for ccforge validate --all-sizes)");
+  cmd->add_flag("--no-prune", flags->no_prune, "simulate every candidate at every size (slower; same winners, for checking)");
   cmd->add_flag("--list", flags->list, "print the generator registry and exit");
   cmd->callback([flags] { run_tune(*flags); });
 }

@@ -315,4 +315,6 @@ SimResult simulate_msccl(const topo::Topology& topo, const ir::Algorithm& algo, 
   return SimResult{stats.makespan + msccl_runtime_costs(params.table).base, algo.name, stats.events, stats.transfers};
 }
 
+ByteCount msccl_tile_bytes(ir::Protocol proto) { return tile_bytes(proto); }
+
 }  // namespace ccforge::sim

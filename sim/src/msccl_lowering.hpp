@@ -11,4 +11,7 @@ namespace ccforge::sim {
 SimResult simulate_msccl(const topo::Topology& topo, const ir::Algorithm& algo, const CallSpec& call,
                          const SimParams& params, Trace* trace, bool extrapolate);
 
+// Bytes of a chunk one lowered tile iteration moves (the executor's tile, or Simple's buffer slot).
+ByteCount msccl_tile_bytes(ir::Protocol proto);
+
 }  // namespace ccforge::sim

@@ -142,6 +142,9 @@ std::string report_json(const TuneResult& result, const TuneOptions& options) {
       {"options", {{"sizes", options.sizes}, {"min_gain", options.min_gain}, {"dtype", options.dtype}}},
       {"simulations", result.simulations},
       {"pruned", result.pruned},
+      {"pruned_by", {{"floor_above_best", result.pruned_above_best},
+                     {"floor_below_nccl_gain", result.pruned - result.pruned_above_best},
+                     {"only_with_time_floor", result.pruned_by_time_floor_only}}},
       {"collectives", colls},
       // The only member that differs between identical runs.
       {"timing", {{"elapsed_s", result.elapsed_s}, {"jobs", options.jobs}, {"resumed_tasks", result.resumed_tasks}}}};

@@ -1,7 +1,8 @@
-// The tune pipeline: candidates per collective -> simulations size by size, in two waves per size
-// (the most promising candidates first, then the rest that can still win) run in parallel with
-// oneTBB -> winners, bands -> outputs. Each simulation writes only its own slot and every pruning
-// decision depends only on finished results, so the outcome does not depend on the thread count.
+// The tune pipeline: candidates per collective -> simulations size by size, in waves per size (NCCL,
+// then candidates by ascending floor while they can still win) run in parallel with oneTBB ->
+// winners, bands -> outputs. Each simulation writes only its own slot and every pruning
+// decision depends only on finished results and floors, so the outcome does not depend on the thread
+// count.
 #include <algorithm>
 #include <chrono>
 #include <mutex>
@@ -21,8 +22,9 @@ namespace ccforge::search {
 
 namespace {
 
-// Wave 1 size: the candidates with the lowest floors; their best time prunes the others.
-constexpr std::size_t kFirstWave = 4;
+// Candidates per collective in the first wave after NCCL (the lowest floors); later waves double it.
+// Small because floors order candidates well: the first finished time usually prunes the rest.
+constexpr std::size_t kFirstWave = 1;
 
 struct Job {
   std::size_t coll;
@@ -54,6 +56,13 @@ class Runner {
   }
 
   const sim::SimParams& params() const { return params_; }
+
+  // sim::time_floor of a candidate job: what its simulation cannot undercut.
+  SimTime time_floor(const Job& j) const {
+    const CollectiveTune& ct = result_.collectives[j.coll];
+    return sim::time_floor(topo_, ct.candidates.accepted[static_cast<std::size_t>(j.candidate)].algorithm,
+                           {options_.sizes[j.size], dtype_}, params_);
+  }
 
   // Runs `jobs` in parallel; results land in the journal (and so in finished()).
   void run(const std::vector<Job>& jobs) {
@@ -117,49 +126,112 @@ class Runner {
   std::size_t done_ = 0, total_ = 0;
 };
 
-// Floors: the last simulated time of each candidate at a smaller size (0 when none).
+// Per collective and candidate, times its simulation at the current size cannot undercut: its own
+// simulated time at the last smaller size (a larger call never runs faster; 0 when none), and
+// sim::time_floor at this size (the sim's own capacity and latency bound).
 struct Floors {
-  std::vector<std::vector<SimTime>> per_coll;
+  std::vector<std::vector<SimTime>> previous;
+  std::vector<std::vector<SimTime>> model;
+  SimTime at(std::size_t c, std::size_t i) const { return std::max(previous[c][i], model[c][i]); }
 };
 
-// The jobs of size s in two waves; wave 2 keeps only candidates whose floor lets them still win.
-std::vector<Job> wave_one(const TuneResult& r, const Floors& floors, std::size_t s) {
+void compute_model_floors(Floors& floors, const Runner& runner, std::size_t s) {
   std::vector<Job> jobs;
-  for (std::size_t c = 0; c < r.collectives.size(); ++c) {
-    jobs.push_back({c, -1, s});
-    std::vector<int> order(r.collectives[c].candidates.accepted.size());
-    std::iota(order.begin(), order.end(), 0);
-    std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return floors.per_coll[c][a] < floors.per_coll[c][b]; });
-    for (std::size_t i = 0; i < std::min(kFirstWave, order.size()); ++i) jobs.push_back({c, order[i], s});
-  }
-  return jobs;
+  for (std::size_t c = 0; c < floors.model.size(); ++c)
+    for (std::size_t i = 0; i < floors.model[c].size(); ++i) jobs.push_back({c, static_cast<int>(i), s});
+  tbb::parallel_for(std::size_t{0}, jobs.size(), [&](std::size_t k) {
+    floors.model[jobs[k].coll][static_cast<std::size_t>(jobs[k].candidate)] = runner.time_floor(jobs[k]);
+  });
 }
 
-std::vector<Job> wave_two(const TuneResult& r, const Floors& floors, const Runner& runner, const std::vector<Job>& first,
-                          const TuneOptions& options, std::size_t s, std::size_t& pruned) {
-  std::vector<Job> jobs;
-  for (std::size_t c = 0; c < r.collectives.size(); ++c) {
-    std::optional<SimTime> best;
-    SimTime nccl{};
-    std::vector<bool> in_first(r.collectives[c].candidates.accepted.size(), false);
-    for (const Job& j : first) {
-      if (j.coll != c) continue;
-      const Sample* smp = runner.sample(j);
-      if (j.candidate < 0) { nccl = *smp->time; continue; }
-      in_first[static_cast<std::size_t>(j.candidate)] = true;
-      if (smp->time && (!best || *smp->time < *best)) best = smp->time;
-    }
-    for (std::size_t i = 0; i < in_first.size(); ++i) {
-      if (in_first[i]) continue;
-      const double floor_ps = static_cast<double>(floors.per_coll[c][i].ps);
-      const bool hopeless = options.prune && ((best && floors.per_coll[c][i] > *best) ||
-                                              floor_ps * (1.0 + options.min_gain) > static_cast<double>(nccl.ps));
-      if (hopeless) ++pruned;
-      else jobs.push_back({c, static_cast<int>(i), s});
+// Why candidates were skipped at one size.
+struct PruneCounts {
+  std::size_t above_best = 0, below_nccl_gain = 0, by_time_floor_only = 0;
+};
+
+// One size's simulations in waves: NCCL for every collective first, then per collective the next
+// candidates in floor order that can still win (floor not above the best finished time, and able to
+// beat NCCL by min_gain), each wave twice as many as the last. Floors ascend along the order, so the
+// first candidate that cannot win ends its collective's list. Decisions read only finished results.
+class SizeWaves {
+ public:
+  SizeWaves(const TuneResult& r, const Floors& floors, const TuneOptions& options, std::size_t s)
+      : floors_(floors), options_(options), s_(s), per_coll_(r.collectives.size()) {
+    for (std::size_t c = 0; c < per_coll_.size(); ++c) {
+      std::vector<int>& order = per_coll_[c].order;
+      order.resize(r.collectives[c].candidates.accepted.size());
+      std::iota(order.begin(), order.end(), 0);
+      std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
+        return floors.at(c, static_cast<std::size_t>(a)) < floors.at(c, static_cast<std::size_t>(b));
+      });
+      last_.push_back({c, -1, s});
     }
   }
-  return jobs;
-}
+
+  // The NCCL jobs, then each following wave; empty when every candidate is simulated or pruned.
+  std::vector<Job> next(const Runner& runner, PruneCounts& pruned) {
+    if (!started_) {
+      started_ = true;
+      return last_;
+    }
+    learn(runner);
+    std::vector<Job> jobs;
+    for (std::size_t c = 0; c < per_coll_.size(); ++c) {
+      Coll& pc = per_coll_[c];
+      const std::size_t take = options_.prune ? batch_ : pc.order.size();
+      for (std::size_t n = 0; n < take && pc.next < pc.order.size(); ++pc.next) {
+        const auto i = static_cast<std::size_t>(pc.order[pc.next]);
+        if (options_.prune && cannot_win(pc, floors_.at(c, i))) {
+          for (; pc.next < pc.order.size(); ++pc.next) count_pruned(c, static_cast<std::size_t>(pc.order[pc.next]), pruned);
+          break;
+        }
+        jobs.push_back({c, static_cast<int>(i), s_});
+        ++n;
+      }
+    }
+    batch_ *= 2;
+    last_ = jobs;
+    return jobs;
+  }
+
+ private:
+  struct Coll {
+    std::vector<int> order;  // candidates by ascending floor
+    std::size_t next = 0;
+    std::optional<SimTime> best;
+    SimTime nccl;
+  };
+
+  void learn(const Runner& runner) {
+    for (const Job& j : last_) {
+      Coll& pc = per_coll_[j.coll];
+      const Sample* smp = runner.sample(j);
+      if (j.candidate < 0) pc.nccl = *smp->time;
+      else if (smp->time && (!pc.best || *smp->time < *pc.best)) pc.best = smp->time;
+    }
+  }
+
+  // Mirrors choose(): a candidate wins only as the fastest and when nccl >= (1 + min_gain) * its time.
+  static bool above_best(const Coll& pc, SimTime floor) { return pc.best && floor > *pc.best; }
+  bool below_gain(const Coll& pc, SimTime floor) const {
+    return static_cast<double>(floor.ps) * (1.0 + options_.min_gain) > static_cast<double>(pc.nccl.ps);
+  }
+  bool cannot_win(const Coll& pc, SimTime floor) const { return above_best(pc, floor) || below_gain(pc, floor); }
+
+  void count_pruned(std::size_t c, std::size_t i, PruneCounts& pruned) const {
+    const Coll& pc = per_coll_[c];
+    ++(above_best(pc, floors_.at(c, i)) ? pruned.above_best : pruned.below_nccl_gain);
+    if (!cannot_win(pc, floors_.previous[c][i])) ++pruned.by_time_floor_only;
+  }
+
+  const Floors& floors_;
+  const TuneOptions& options_;
+  std::size_t s_;
+  std::vector<Coll> per_coll_;
+  std::vector<Job> last_;  // the wave whose results the next one learns from
+  std::size_t batch_ = kFirstWave;
+  bool started_ = false;
+};
 
 void assemble(const topo::Topology& topo, CollectiveTune& ct, std::size_t coll, const Runner& runner, const TuneOptions& options) {
   for (std::size_t s = 0; s < options.sizes.size(); ++s) {
@@ -188,9 +260,9 @@ void assemble(const topo::Topology& topo, CollectiveTune& ct, std::size_t coll, 
 
 void raise_floors(Floors& floors, const TuneResult& r, const Runner& runner, std::size_t s) {
   for (std::size_t c = 0; c < r.collectives.size(); ++c)
-    for (std::size_t i = 0; i < floors.per_coll[c].size(); ++i)
+    for (std::size_t i = 0; i < floors.previous[c].size(); ++i)
       if (const Sample* smp = runner.sample({c, static_cast<int>(i), s}); smp && smp->time)
-        floors.per_coll[c][i] = *smp->time;
+        floors.previous[c][i] = *smp->time;
 }
 
 }  // namespace
@@ -213,16 +285,20 @@ TuneResult tune(const topo::Topology& topo, const TuneOptions& options, const si
   CheckpointJournal journal(options.out_dir / "checkpoint.jsonl", fingerprint(topo, options, params), options.resume);
   Runner runner(topo, options, params, result, journal);
   Floors floors;
-  for (const auto& ct : result.collectives) floors.per_coll.emplace_back(ct.candidates.accepted.size(), SimTime{0});
+  for (const auto& ct : result.collectives) floors.previous.emplace_back(ct.candidates.accepted.size(), SimTime{0});
+  floors.model = floors.previous;
   for (std::size_t s = 0; s < options.sizes.size(); ++s) {
-    const std::vector<Job> first = wave_one(result, floors, s);
-    runner.run(first);
-    std::size_t pruned = 0;
-    const std::vector<Job> second = wave_two(result, floors, runner, first, options, s, pruned);
-    runner.run(second);
-    runner.skipped(pruned);
-    result.pruned += pruned;
-    result.simulations += first.size() + second.size();
+    if (options.prune) compute_model_floors(floors, runner, s);
+    SizeWaves waves(result, floors, options, s);
+    PruneCounts pruned;
+    for (std::vector<Job> wave = waves.next(runner, pruned); !wave.empty(); wave = waves.next(runner, pruned)) {
+      runner.run(wave);
+      result.simulations += wave.size();
+    }
+    runner.skipped(pruned.above_best + pruned.below_nccl_gain);
+    result.pruned += pruned.above_best + pruned.below_nccl_gain;
+    result.pruned_above_best += pruned.above_best;
+    result.pruned_by_time_floor_only += pruned.by_time_floor_only;
     raise_floors(floors, result, runner, s);
   }
   for (std::size_t c = 0; c < result.collectives.size(); ++c) assemble(topo, result.collectives[c], c, runner, options);

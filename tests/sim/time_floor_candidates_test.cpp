@@ -1,0 +1,61 @@
+// sim::time_floor <= sim::simulate for every candidate the tuner generates, for all 8 collectives on
+// NDv5 (one node) and NDv5 x2 (two nodes over the network), from 1 KB to 1 GB. Labelled slow: it
+// simulates every candidate at 1 GB, as a tune without pruning would; time_floor_test.cpp covers a few
+// candidates in the sanitized suite. Prints how close the floor gets (the pruning it allows).
+#include <cstdio>
+
+#include <gtest/gtest.h>
+
+#include "ccforge/search/search.hpp"
+#include "ccforge/sim/sim.hpp"
+
+namespace ccforge::sim {
+namespace {
+
+const std::string kRoot = CCFORGE_SOURCE_DIR;
+
+void expect_floor_below_simulation(const std::string& topology, const std::vector<ByteCount>& sizes) {
+  const topo::Topology topo = topo::load_topology(kRoot + "/data/topologies/" + topology);
+  const SimParams params;
+  const CallSpec base{0, *data_type_from_string("half")};
+  for (const ir::Collective coll : {ir::Collective::AllReduce, ir::Collective::AllGather, ir::Collective::ReduceScatter,
+                                    ir::Collective::AllToAll, ir::Collective::Broadcast, ir::Collective::Reduce,
+                                    ir::Collective::Gather, ir::Collective::Scatter}) {
+    int compared = 0;
+    double tightest = 0.0, ratio_sum = 0.0;
+    for (const search::Candidate& c : search::enumerate_candidates(topo, coll).accepted) {
+      for (ByteCount bytes : sizes) {
+        CallSpec call = base;
+        call.bytes = bytes;
+        SimTime simulated;
+        try {
+          simulated = simulate(topo, c.algorithm, call, params).time;
+        } catch (const DiagError&) {
+          continue;  // the size does not split into this candidate's chunks
+        }
+        const SimTime floor = time_floor(topo, c.algorithm, call, params);
+        EXPECT_LE(floor, simulated) << topology << " " << c.algorithm.name << " at " << bytes << " B: floor "
+                                    << floor.us() << " us, simulated " << simulated.us() << " us";
+        const double ratio = floor.us() / simulated.us();
+        tightest = std::max(tightest, ratio);
+        ratio_sum += ratio;
+        ++compared;
+      }
+    }
+    EXPECT_GT(compared, 0) << topology << " " << ir::to_string(coll);
+    std::printf("%-10s %-14s %4d comparisons, floor/simulated mean %.2f, max %.4f\n", topology.c_str(),
+                ir::to_string(coll), compared, compared ? ratio_sum / compared : 0.0, tightest);
+  }
+}
+
+TEST(TimeFloor, EveryNdv5CandidateFrom1KTo1G) {
+  expect_floor_below_simulation("ndv5.xml", {ByteCount{1} << 10, ByteCount{64} << 10, ByteCount{4} << 20,
+                                             ByteCount{64} << 20, ByteCount{1} << 30});
+}
+
+TEST(TimeFloor, EveryTwoNodeCandidateFrom1KTo256M) {
+  expect_floor_below_simulation("ndv5-x2.xml", {ByteCount{1} << 10, ByteCount{1} << 20, ByteCount{256} << 20});
+}
+
+}  // namespace
+}  // namespace ccforge::sim
