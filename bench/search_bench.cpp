@@ -28,31 +28,40 @@ void BM_EnumerateAllreduceCandidates(benchmark::State& state) {
 }
 BENCHMARK(BM_EnumerateAllreduceCandidates)->Unit(benchmark::kMillisecond);
 
-// A small tune (allreduce + allgather, 1 KB-1 MB x4): items/s = candidate evaluations (simulations)
-// per second, the number the full-tune targets scale with.
+// Items/s = candidate evaluations per second: (candidate or NCCL, size) pairs decided, by simulation or
+// by pruning on floors, the number the full-tune targets scale with. Counters split the two.
+void run_tune(benchmark::State& state, const search::TuneOptions& o) {
+  std::size_t sims = 0, pruned = 0;
+  for (auto _ : state) {
+    const search::TuneResult r = search::tune(ndv5(), o, sim::SimParams{});
+    sims += r.simulations;
+    pruned += r.pruned;
+  }
+  state.SetItemsProcessed(static_cast<std::int64_t>(sims + pruned));
+  state.counters["simulated"] = benchmark::Counter(static_cast<double>(sims), benchmark::Counter::kAvgIterations);
+  state.counters["pruned"] = benchmark::Counter(static_cast<double>(pruned), benchmark::Counter::kAvgIterations);
+}
+
+// A small tune (allreduce + allgather, 1 KB-1 MB x4).
 void BM_TuneSmallSizes(benchmark::State& state) {
   search::TuneOptions o;
   o.collectives = {ir::Collective::AllReduce, ir::Collective::AllGather};
   o.sizes = {1024, 4096, 16384, 65536, 262144, 1048576};
   o.jobs = static_cast<int>(state.range(0));
   o.out_dir = std::filesystem::temp_directory_path() / "ccforge_search_bench";
-  std::size_t sims = 0;
-  for (auto _ : state) sims += search::tune(ndv5(), o, sim::SimParams{}).simulations;
-  state.SetItemsProcessed(static_cast<std::int64_t>(sims));
+  run_tune(state, o);
 }
 BENCHMARK(BM_TuneSmallSizes)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
 
-// The sizes where the simulator's tile loop is long (allreduce, 64 MB-1 GB x4, one thread): items/s =
-// candidate evaluations per second where periodic iterations are added in closed form.
+// The sizes where the simulator's tile loop is long (allreduce, 64 MB-1 GB x4, one thread), where
+// periodic iterations are added in closed form and sim::time_floor prunes most candidates.
 void BM_TuneLargeSizes(benchmark::State& state) {
   search::TuneOptions o;
   o.collectives = {ir::Collective::AllReduce};
   o.sizes = {ByteCount{64} << 20, ByteCount{256} << 20, ByteCount{1} << 30};
   o.jobs = 1;
   o.out_dir = std::filesystem::temp_directory_path() / "ccforge_search_bench_large";
-  std::size_t sims = 0;
-  for (auto _ : state) sims += search::tune(ndv5(), o, sim::SimParams{}).simulations;
-  state.SetItemsProcessed(static_cast<std::int64_t>(sims));
+  run_tune(state, o);
 }
 BENCHMARK(BM_TuneLargeSizes)->Unit(benchmark::kMillisecond)->Iterations(1);
 

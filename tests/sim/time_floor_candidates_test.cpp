@@ -1,7 +1,8 @@
 // sim::time_floor <= sim::simulate for every candidate the tuner generates, for all 8 collectives on
-// NDv5 (one node) and NDv5 x2 (two nodes over the network), from 1 KB to 1 GB. Labelled slow: it
-// simulates every candidate at 1 GB, as a tune without pruning would; time_floor_test.cpp covers a few
-// candidates in the sanitized suite. Prints how close the floor gets (the pruning it allows).
+// NDv5 (one node, 1 KB-1 GB) and NDv5 x2 (two nodes over the network, 1 KB-32 MB). Labelled slow
+// (~2 min CPU): it simulates every candidate at every size, as a tune without pruning would;
+// time_floor_test.cpp covers a few candidates in the sanitized suite. Prints how close the floor gets
+// (mean floor/simulated 0.96 on NDv5, 0.86-0.96 on two nodes: the pruning it allows).
 #include <cstdio>
 
 #include <gtest/gtest.h>
@@ -53,8 +54,8 @@ TEST(TimeFloor, EveryNdv5CandidateFrom1KTo1G) {
                                              ByteCount{64} << 20, ByteCount{1} << 30});
 }
 
-TEST(TimeFloor, EveryTwoNodeCandidateFrom1KTo256M) {
-  expect_floor_below_simulation("ndv5-x2.xml", {ByteCount{1} << 10, ByteCount{1} << 20, ByteCount{256} << 20});
+TEST(TimeFloor, EveryTwoNodeCandidateFrom1KTo32M) {
+  expect_floor_below_simulation("ndv5-x2.xml", {ByteCount{1} << 10, ByteCount{1} << 20, ByteCount{32} << 20});
 }
 
 }  // namespace
