@@ -57,14 +57,14 @@ class FloorModel {
     const auto& links = topo.links();
     capacity_.reserve(links.size());
     for (const topo::Link& l : links) capacity_.push_back(l.bandwidth.bytes_per_s * link_efficiency(params, l.kind, arch_));
+    cost_steps();
   }
 
-  SimTime floor(ByteCount chunk_bytes) {
+  SimTime floor(ByteCount chunk_bytes) const {
     const ByteCount tile = msccl_tile_bytes(algo_.protocol);
     const ByteCount iters = (chunk_bytes + tile - 1) / tile;
     const double first_tile = static_cast<double>(std::min(tile, chunk_bytes));
     const double total = static_cast<double>(chunk_bytes);
-    cost_steps();
     double bound = capacity_bound(total);
     const std::vector<double> first_start = first_iteration_starts(first_tile, bound);
     for (std::size_t t = 0; t < chains_.size(); ++t) {
@@ -72,8 +72,10 @@ class FloorModel {
       for (const Entry& e : chains_[t]) chain += static_cast<double>(iters) * e.cost.fixed_s + work_seconds(e, total);
       bound = std::max(bound, first_start[t] + chain);
     }
-    const auto ps = static_cast<std::int64_t>(std::floor(bound * (1.0 - kRoundingMargin) * 1e12));
-    return SimTime{std::max<std::int64_t>(ps, 0)} + runtime_.base;
+    const double ps = std::floor(bound * (1.0 - kRoundingMargin) * 1e12);
+    // Past what SimTime holds (a profile with absurd rates): claim only the base, still a bound.
+    if (!(ps < static_cast<double>(SimTime::max().ps / 2))) return runtime_.base;
+    return SimTime{static_cast<std::int64_t>(std::max(ps, 0.0))} + runtime_.base;
   }
 
  private:
@@ -89,7 +91,7 @@ class FloorModel {
   double work_seconds(const Entry& e, double chunk_bytes) const {
     const double bytes = chunk_bytes * e.count;
     switch (e.cost.work) {
-      case Work::Transfer: return bytes / costs_.wire_efficiency / e.cost.rate;
+      case Work::Transfer: return e.cost.rate > 0.0 ? bytes / costs_.wire_efficiency / e.cost.rate : 0.0;
       case Work::Copy: return local_copy_time(params_, arch_, bytes).seconds();
       case Work::Reduce: return local_reduce_time(params_, arch_, bytes).seconds();
       case Work::None: break;
