@@ -46,7 +46,7 @@ class Engine {
         succ_(build_successors(graph, pending_)),
         ready_at_(graph.size()),
         network_(links.capacity, graph.size(), [this](std::uint32_t flow, SimTime finish, std::uint32_t gen) {
-          queue_.push(finish, EventPayload{EventKind::FlowDone, flow, gen});
+          queue_.schedule(flow, finish, EventPayload{EventKind::FlowDone, flow, gen});
         }),
         detector_(graph, pending_, ready_at_, network_) {
     if (trace_ != nullptr) network_.set_trace(trace_, links.trace_tracks);
@@ -63,6 +63,10 @@ class Engine {
         network_.settle(now);
         detector_.at_quiet_point(now);
         if (queue_.empty()) break;
+        if (detector_.hopeless()) {
+          stats_.abandoned = true;
+          break;
+        }
       }
       const auto event = queue_.pop();
       now = event.key.time;
@@ -71,12 +75,13 @@ class Engine {
         ++stats_.events;
         start_transfer(p.task, now);
       } else if (network_.finish(p.task, p.generation)) {
-        ++stats_.events;  // stale finish predictions (superseded by a re-solve) are not counted
+        ++stats_.events;  // a prediction left stale by a zero rate is not counted
         complete(p.task, now);
       }
     }
     stats_.period = detector_.period();
     stats_.widening = !stats_.period && detector_.widening();
+    if (stats_.abandoned) return stats_;
     for (TaskId t = 0; t < graph_.size(); ++t) {
       if (pending_[t] != kDone) {
         if (stats_.unfinished == 0) stats_.first_unfinished = t;

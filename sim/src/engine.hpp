@@ -25,6 +25,9 @@ struct EngineStats {
   // block started (period_detector.hpp).
   std::optional<Period> period;
   bool widening = false;  // no period, and none coming (PeriodDetector::widening)
+  // Stopped once no period could be proven any more (PeriodDetector::hopeless): only `period` (empty)
+  // and `widening` mean anything.
+  bool abandoned = false;
   std::uint64_t blocks_extrapolated = 0;  // blocks whose time run_extrapolated() added in closed form
 };
 

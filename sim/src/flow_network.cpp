@@ -14,7 +14,8 @@ FlowNetwork::FlowNetwork(std::vector<double> link_capacity, std::size_t max_flow
       reschedule_(std::move(reschedule)),
       link_mark_(capacity_.size(), 0),
       flow_mark_(max_flows, 0),
-      link_dirty_(capacity_.size(), false) {}
+      link_dirty_(capacity_.size(), false),
+      local_index_(capacity_.size(), 0) {}
 
 void FlowNetwork::set_trace(Trace* trace, std::vector<int> link_tracks) {
   trace_ = trace;
@@ -91,19 +92,19 @@ void FlowNetwork::settle(SimTime now) {
   problem.bound.clear();
   problem.weight.clear();
   if (problem.uses.size() < comp_flows_.size()) problem.uses.resize(comp_flows_.size());
-  for (std::uint32_t l : comp_links_) problem.capacity.push_back(capacity_[l]);
+  for (std::size_t i = 0; i < comp_links_.size(); ++i) {
+    problem.capacity.push_back(capacity_[comp_links_[i]]);
+    local_index_[comp_links_[i]] = static_cast<std::uint32_t>(i);
+  }
   for (std::size_t i = 0; i < comp_flows_.size(); ++i) {
     const Flow& f = flows_[comp_flows_[i]];
     problem.bound.push_back(f.cap);
     problem.weight.push_back(f.weight);
     std::vector<std::uint32_t>& uses = problem.uses[i];
     uses.clear();
-    for (std::uint32_t l : *f.links) {
-      uses.push_back(static_cast<std::uint32_t>(
-          std::lower_bound(comp_links_.begin(), comp_links_.end(), l) - comp_links_.begin()));
-    }
+    for (std::uint32_t l : *f.links) uses.push_back(local_index_[l]);
   }
-  const std::vector<double> rates = solve_maxmin(problem);
+  const std::vector<double>& rates = solver_.solve(problem);
   for (std::size_t i = 0; i < comp_flows_.size(); ++i) apply_rate(comp_flows_[i], rates[i], now);
   if (trace_ != nullptr) trace_loads(now);
 }

@@ -73,7 +73,9 @@ class FlowNetwork {
   std::vector<std::uint32_t> comp_links_, comp_flows_;
   std::vector<std::uint32_t> dirty_links_;  // touched since the last settle(), each once
   std::vector<bool> link_dirty_;
+  std::vector<std::uint32_t> local_index_;  // per link of the component being solved: its constraint index
   MaxMinProblem problem_;  // rebuilt per re-solve; kept to reuse its allocations
+  MaxMinSolver solver_;
   Trace* trace_ = nullptr;
   std::vector<int> link_tracks_;
 };

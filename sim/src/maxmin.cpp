@@ -11,54 +11,59 @@ constexpr double kSaturationSlack = 1e-12;
 
 }  // namespace
 
-std::vector<double> solve_maxmin(const MaxMinProblem& problem) {
+const std::vector<double>& MaxMinSolver::solve(const MaxMinProblem& problem) {
   const std::size_t nvars = problem.bound.size();
   const std::size_t ncons = problem.capacity.size();
-  std::vector<double> rate(nvars, 0.0);
-  std::vector<bool> frozen(nvars, false);
-  std::vector<double> remaining = problem.capacity;
-  std::vector<double> active(ncons, 0.0);  // summed weight of unfrozen variables per constraint
+  rate_.assign(nvars, 0.0);
+  frozen_.assign(nvars, 0);
+  remaining_.assign(problem.capacity.begin(), problem.capacity.end());
+  active_.assign(ncons, 0.0);  // summed weight of unfrozen variables per constraint
+  saturated_.assign(ncons, 0);
   auto weight = [&](std::size_t v) { return problem.weight.empty() ? 1.0 : problem.weight[v]; };
   std::size_t unfrozen = 0;
   for (std::size_t v = 0; v < nvars; ++v) {
     if (problem.uses[v].empty()) {
-      rate[v] = problem.bound[v];
-      frozen[v] = true;
+      rate_[v] = problem.bound[v];
+      frozen_[v] = 1;
       continue;
     }
     ++unfrozen;
-    for (std::uint32_t c : problem.uses[v]) active[c] += weight(v);
+    for (std::uint32_t c : problem.uses[v]) active_[c] += weight(v);
   }
   // All unfrozen variables share one level; each round raises it to the next saturation point.
   double level = 0.0;
-  std::vector<bool> saturated(ncons, false);
   while (unfrozen > 0) {
     double next = kUnbounded;
     for (std::size_t c = 0; c < ncons; ++c) {
-      if (active[c] > 0.0) next = std::min(next, level + remaining[c] / active[c]);
+      if (active_[c] > 0.0) next = std::min(next, level + remaining_[c] / active_[c]);
     }
     for (std::size_t v = 0; v < nvars; ++v) {
-      if (!frozen[v]) next = std::min(next, problem.bound[v]);
+      if (!frozen_[v]) next = std::min(next, problem.bound[v]);
     }
     const double delta = next - level;
-    for (std::size_t c = 0; c < ncons; ++c) remaining[c] -= delta * active[c];
+    for (std::size_t c = 0; c < ncons; ++c) remaining_[c] -= delta * active_[c];
     level = next;
     for (std::size_t c = 0; c < ncons; ++c) {
-      saturated[c] = active[c] > 0.0 && remaining[c] <= kSaturationSlack * problem.capacity[c];
+      saturated_[c] = active_[c] > 0.0 && remaining_[c] <= kSaturationSlack * problem.capacity[c];
     }
     for (std::size_t v = 0; v < nvars; ++v) {
-      if (frozen[v]) continue;
+      if (frozen_[v]) continue;
       const bool at_bound = problem.bound[v] <= level;
       const bool blocked = std::any_of(problem.uses[v].begin(), problem.uses[v].end(),
-                                       [&](std::uint32_t c) { return saturated[c]; });
+                                       [&](std::uint32_t c) { return saturated_[c] != 0; });
       if (!at_bound && !blocked) continue;
-      rate[v] = level;
-      frozen[v] = true;
+      rate_[v] = level;
+      frozen_[v] = 1;
       --unfrozen;
-      for (std::uint32_t c : problem.uses[v]) active[c] -= weight(v);
+      for (std::uint32_t c : problem.uses[v]) active_[c] -= weight(v);
     }
   }
-  return rate;
+  return rate_;
+}
+
+std::vector<double> solve_maxmin(const MaxMinProblem& problem) {
+  MaxMinSolver solver;
+  return solver.solve(problem);
 }
 
 }  // namespace ccforge::sim

@@ -22,7 +22,20 @@ struct MaxMinProblem {
 
 inline constexpr double kUnbounded = std::numeric_limits<double>::infinity();
 
-// Rate of one member flow per variable. A variable that uses no constraint gets its bound (or infinity).
+// Solves many problems one after another without allocating once its buffers have grown (the
+// simulator re-solves after nearly every event).
+class MaxMinSolver {
+ public:
+  // Rate of one member flow per variable, valid until the next solve(). A variable that uses no
+  // constraint gets its bound (or infinity).
+  const std::vector<double>& solve(const MaxMinProblem& problem);
+
+ private:
+  std::vector<double> rate_, remaining_, active_;
+  std::vector<char> frozen_, saturated_;  // char, not vector<bool>: tested in the inner loops
+};
+
+// One-off form of MaxMinSolver::solve.
 std::vector<double> solve_maxmin(const MaxMinProblem& problem);
 
 }  // namespace ccforge::sim

@@ -8,6 +8,7 @@ namespace ccforge::sim {
 PeriodDetector::PeriodDetector(const TaskGraph& graph, const std::vector<std::uint32_t>& pending,
                                const std::vector<SimTime>& ready_at, const FlowNetwork& network)
     : pending_(pending), ready_at_(ready_at), network_(network), blocks_(graph.repeated()) {
+  declared_ = blocks_.size > 0;
   active_ = has_repeated_structure(graph, reach_);
 
   if (!active_) return;

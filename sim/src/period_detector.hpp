@@ -39,6 +39,10 @@ class PeriodDetector {
                  const std::vector<SimTime>& ready_at, const FlowNetwork& network);
 
   bool active() const { return active_; }
+  // The graph declares repeated blocks, but this run can no longer prove a period (the last block has
+  // started, or the blocks lack the declared structure): its makespan will not be used, so the engine
+  // may stop it.
+  bool hopeless() const { return declared_ && !active_ && !period_; }
   void on_ready(TaskId t);
   void on_done(TaskId t);
   // Called at every quiet point; takes the pending cut, if any.
@@ -79,6 +83,7 @@ class PeriodDetector {
   const std::vector<SimTime>& ready_at_;
   const FlowNetwork& network_;
   RepeatedBlocks blocks_;
+  bool declared_ = false;  // the graph declares repeated blocks
   bool active_ = false;
   std::uint32_t reach_ = 1;
   std::uint32_t prologue_left_ = 0;        // tasks before the blocks not yet done

@@ -63,5 +63,16 @@ TEST(Maxmin, FlowWithoutLinksGetsItsBound) {
   EXPECT_DOUBLE_EQ(solve_maxmin(p)[0], 7.0);
 }
 
+TEST(Maxmin, ReusedSolverForgetsThePreviousProblem) {
+  // BottleneckElsewhereFreesCapacity's system (10, 45, 45), then one bounded flow alone on a link (its
+  // bound, 20), then the first again: leftovers of a bigger problem must not leak into a smaller one.
+  const MaxMinProblem big{{10.0, 100.0}, {kUnbounded, kUnbounded, kUnbounded}, {{0, 1}, {1}, {1}}, {}};
+  const MaxMinProblem small{{100.0}, {20.0}, {{0}}, {}};
+  MaxMinSolver solver;
+  EXPECT_EQ(solver.solve(big), (std::vector<double>{10.0, 45.0, 45.0}));
+  EXPECT_EQ(solver.solve(small), (std::vector<double>{20.0}));
+  EXPECT_EQ(solver.solve(big), (std::vector<double>{10.0, 45.0, 45.0}));
+}
+
 }  // namespace
 }  // namespace ccforge::sim

@@ -94,6 +94,29 @@ TEST(Periodic, GraphThatBreaksTheDeclaredStructureIsNotExtrapolated) {
   EXPECT_FALSE(run_task_graph(far, kTwoLinks, nullptr).period.has_value());
 }
 
+TEST(Periodic, TryThatCannotProveAPeriodStopsEarly) {
+  // Declared blocks that are not copies: nothing can be proven, so the engine stops at once instead of
+  // simulating the rest (all 12 blocks' 24 tasks would take 48 events).
+  TaskGraph g = producer_consumer(12, 1e6, 1e6, true);
+  g.depend(2 * 5, 2 * 5 + 1);
+  const EngineStats broken = run_task_graph(g, kTwoLinks, nullptr);
+  EXPECT_TRUE(broken.abandoned);
+  EXPECT_LT(broken.events, 48u);
+  // No credits: the producer runs ahead and no cut repeats, so every try is given up once its last
+  // block starts; the answer is the full run's.
+  const std::uint64_t blocks = 1000;
+  auto run = [&](std::uint64_t n) {
+    return run_task_graph(producer_consumer(static_cast<std::uint32_t>(n), 1e6, 3.5e5, n < blocks, 100000), kTwoLinks,
+                          nullptr);
+  };
+  const EngineStats first_try = run(8);
+  EXPECT_TRUE(first_try.abandoned);
+  EXPECT_FALSE(first_try.period.has_value());
+  const EngineStats full = run_task_graph(producer_consumer(blocks, 1e6, 3.5e5, false, 100000), kTwoLinks, nullptr);
+  EXPECT_FALSE(full.abandoned);  // nothing declared: a full run always runs to the end
+  EXPECT_EQ(run_extrapolated(blocks, true, run).makespan, full.makespan);
+}
+
 TEST(Periodic, CreditsReachingSeveralBlocksBackStayExact) {
   // Two credits: the producer may run a block further ahead, so the cycle s(b) -> f(b) -> s(b+2) costs
   // 3002 us per two blocks and the consumer's 2001 us per block sets the period.
