@@ -5,6 +5,7 @@
 #include "ccforge/ir/builder.hpp"
 
 #include <algorithm>
+#include <array>
 #include <map>
 
 #include "builder_plan.hpp"
@@ -30,6 +31,7 @@ class Emitter {
       ranks_[r].tbs.resize(plan.ranks[r].tbs.size());
       ranks_[r].waited.resize(plan.ranks[r].tbs.size());
     }
+    size_chunk_states();
   }
 
   void emit_all() {
@@ -43,11 +45,33 @@ class Emitter {
     StepAt last_write{-1, -1};
     std::vector<StepAt> reads_since;
   };
+  static constexpr std::size_t kBuffers = 3;  // input, output, scratch
   struct RankState {
     std::vector<std::vector<Step>> tbs;
     std::vector<std::map<int, int>> waited;  // per tb: other tb -> highest step already waited on
-    std::map<std::pair<int, int>, ChunkState> chunks;  // (buffer, index) -> state
+    std::array<std::size_t, kBuffers> first{};  // per buffer: its first entry in chunks
+    std::vector<ChunkState> chunks;  // every chunk of the rank's buffers, flat: a map entry per chunk
+                                     // dominated building at 128 ranks
+    ChunkState& chunk(BufferKind buf, int index) { return chunks[first[static_cast<std::size_t>(buf)] + static_cast<std::size_t>(index)]; }
   };
+
+  // Every chunk an op addresses gets a state slot; buffer widths are the highest chunk addressed.
+  void size_chunk_states() {
+    std::vector<std::array<std::size_t, kBuffers>> width(ranks_.size());
+    for (const PlannedOp& op : plan_.ops)
+      for (const ChunkRef& c : {op.src, op.dst}) {
+        std::size_t& w = width[static_cast<std::size_t>(c.rank)][static_cast<std::size_t>(c.buf)];
+        w = std::max(w, static_cast<std::size_t>(c.index + c.count));
+      }
+    for (std::size_t r = 0; r < ranks_.size(); ++r) {
+      std::size_t total = 0;
+      for (std::size_t b = 0; b < kBuffers; ++b) {
+        ranks_[r].first[b] = total;
+        total += width[r][b];
+      }
+      ranks_[r].chunks.resize(total);
+    }
+  }
 
   void emit(const PlannedOp& op) {
     const RankLayout& src_layout = plan_.ranks[static_cast<std::size_t>(op.src.rank)];
@@ -68,41 +92,48 @@ class Emitter {
     }
   }
 
-  // Latest conflicting access of every chunk the step touches, on other tbs of the rank.
-  std::map<int, int> conflicts(RankState& rs, int tb, const Step& st) const {
+  // Latest conflicting access of every chunk the step touches, on other tbs of the rank, one per tb in
+  // ascending tb order, into deps_ (reused: a container per step was most of the emit time).
+  void conflicts(RankState& rs, int tb, const Step& st) {
     const OpTraits tr = traits(st.type);
-    std::map<int, int> deps;
+    deps_.clear();
     auto need = [&](StepAt a) {
-      if (a.tb >= 0 && a.tb != tb) deps[a.tb] = std::max(deps[a.tb], a.step);
+      if (a.tb >= 0 && a.tb != tb) deps_.push_back(a);
     };
     for (int k = 0; k < st.count; ++k) {
-      if (tr.reads_src) need(rs.chunks[{static_cast<int>(st.src_buf), st.src_off + k}].last_write);
+      if (tr.reads_src) need(rs.chunk(st.src_buf, st.src_off + k).last_write);
       if (!tr.writes_dst) continue;
-      const ChunkState& c = rs.chunks[{static_cast<int>(st.dst_buf), st.dst_off + k}];
+      const ChunkState& c = rs.chunk(st.dst_buf, st.dst_off + k);
       need(c.last_write);
       for (StepAt r : c.reads_since) need(r);
     }
-    for (auto it = deps.begin(); it != deps.end();) {
-      const auto w = rs.waited[static_cast<std::size_t>(tb)].find(it->first);
-      it = w != rs.waited[static_cast<std::size_t>(tb)].end() && w->second >= it->second ? deps.erase(it) : std::next(it);
+    std::sort(deps_.begin(), deps_.end(), [](StepAt a, StepAt b) { return a.tb != b.tb ? a.tb < b.tb : a.step < b.step; });
+    // Keep the latest step per tb (the last of its run), and only those not already waited on.
+    const auto& waited = rs.waited[static_cast<std::size_t>(tb)];
+    std::size_t kept = 0;
+    for (std::size_t i = 0; i < deps_.size(); ++i) {
+      if (i + 1 < deps_.size() && deps_[i + 1].tb == deps_[i].tb) continue;
+      const auto w = waited.find(deps_[i].tb);
+      if (w == waited.end() || w->second < deps_[i].step) deps_[kept++] = deps_[i];
     }
-    return deps;
+    deps_.resize(kept);
   }
 
   void add_step(int rank, int tb, OpType type, const ChunkRef& src, const ChunkRef& dst) {
     RankState& rs = ranks_[static_cast<std::size_t>(rank)];
     auto& steps = rs.tbs[static_cast<std::size_t>(tb)];
     Step st{type, src.buf, src.index, dst.buf, dst.index, dst.count};
-    const std::map<int, int> deps = conflicts(rs, tb, st);
-    for (auto it = deps.begin(); it != deps.end(); ++it) {
-      rs.tbs[static_cast<std::size_t>(it->first)][static_cast<std::size_t>(it->second)].has_dep = true;
-      rs.waited[static_cast<std::size_t>(tb)][it->first] = it->second;
-      if (std::next(it) == deps.end()) break;  // the last dep rides on the op itself
-      steps.push_back(Step{OpType::Nop, BufferKind::Input, -1, BufferKind::Output, -1, 0, it->first, it->second});
+    conflicts(rs, tb, st);
+    for (std::size_t i = 0; i < deps_.size(); ++i) {
+      const StepAt d = deps_[i];
+      rs.tbs[static_cast<std::size_t>(d.tb)][static_cast<std::size_t>(d.step)].has_dep = true;
+      rs.waited[static_cast<std::size_t>(tb)][d.tb] = d.step;
+      if (i + 1 == deps_.size()) break;  // the last dep rides on the op itself
+      steps.push_back(Step{OpType::Nop, BufferKind::Input, -1, BufferKind::Output, -1, 0, d.tb, d.step});
     }
-    if (!deps.empty()) {
-      st.dep_tb = deps.rbegin()->first;
-      st.dep_step = deps.rbegin()->second;
+    if (!deps_.empty()) {
+      st.dep_tb = deps_.back().tb;
+      st.dep_step = deps_.back().step;
     }
     if (type == OpType::Reduce && st.dep_tb < 0) limit_fused_chain(steps, st);
     steps.push_back(st);
@@ -125,13 +156,17 @@ class Emitter {
   static void record_accesses(RankState& rs, StepAt at, const Step& st) {
     const OpTraits tr = traits(st.type);
     for (int k = 0; k < st.count; ++k) {
-      if (tr.reads_src) rs.chunks[{static_cast<int>(st.src_buf), st.src_off + k}].reads_since.push_back(at);
-      if (tr.writes_dst) rs.chunks[{static_cast<int>(st.dst_buf), st.dst_off + k}] = ChunkState{at, {}};
+      if (tr.reads_src) rs.chunk(st.src_buf, st.src_off + k).reads_since.push_back(at);
+      if (!tr.writes_dst) continue;
+      ChunkState& c = rs.chunk(st.dst_buf, st.dst_off + k);
+      c.last_write = at;
+      c.reads_since.clear();
     }
   }
 
   const BuildPlan& plan_;
   std::vector<RankState> ranks_;
+  std::vector<StepAt> deps_;
 };
 
 std::vector<GpuProgram> Emitter::programs() const {
@@ -150,10 +185,23 @@ std::vector<GpuProgram> Emitter::programs() const {
   return gpus;
 }
 
+// Every recorded transfer gets a tb on its channel and local ops run on one of those channels (or 0),
+// so the channel count is known before planning: a program over the limit is refused without
+// building it (at 128 ranks that build took seconds).
+int channels_of(const std::vector<PlannedOp>& ops) {
+  int most = 0;
+  for (const PlannedOp& op : ops) most = std::max(most, op.channel);
+  return most + 1;
+}
+
+void check_channel_limit(const BuilderSpec& spec, int nchannels) {
+  const Limits limits;
+  if (nchannels > limits.max_channels)
+    fail(spec, "uses " + std::to_string(nchannels) + " channels, more than MAXCHANNELS=" + std::to_string(limits.max_channels), "use fewer channels");
+}
+
 void check_limits(const BuilderSpec& spec, const Algorithm& algo) {
   const Limits limits;
-  if (algo.nchannels > limits.max_channels)
-    fail(spec, "uses " + std::to_string(algo.nchannels) + " channels, more than MAXCHANNELS=" + std::to_string(limits.max_channels), "use fewer channels");
   for (const GpuProgram& g : algo.gpus) {
     std::map<int, int> senders, receivers;
     for (const ThreadBlock& tb : g.tbs) {
@@ -174,6 +222,8 @@ void check_limits(const BuilderSpec& spec, const Algorithm& algo) {
 Algorithm AlgorithmBuilder::build() const {
   std::vector<PlannedOp> recorded;
   for (const Op& op : ops_) recorded.push_back(PlannedOp{op.kind, op.src, op.dst, op.channel});
+  const int nchannels = channels_of(recorded);
+  check_channel_limit(spec_, nchannels);
   const BuildPlan plan = plan_build(spec_, recorded);
   Emitter emitter(plan);
   emitter.emit_all();
@@ -185,10 +235,7 @@ Algorithm AlgorithmBuilder::build() const {
   algo.inplace = spec_.inplace;
   algo.outofplace = !spec_.inplace;
   algo.gpus = emitter.programs();
-  int max_channel = 0;
-  for (const GpuProgram& g : algo.gpus)
-    for (const ThreadBlock& tb : g.tbs) max_channel = std::max(max_channel, tb.channel);
-  algo.nchannels = max_channel + 1;
+  algo.nchannels = nchannels;
   // Not simply the largest buffer: gather's output and scatter's input span ngpus x nchunksperloop.
   algo.nchunksperloop = std::max(1, chunks_per_loop(spec_.collective, spec_.input_chunks, spec_.output_chunks));
   check_limits(spec_, algo);

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
-#include <set>
+#include <iterator>
 
 #include "aliasing.hpp"
 
@@ -37,9 +37,9 @@ bool same_run(const ChunkRef& a, const ChunkRef& b) {
   return a.rank == b.rank && a.buf == b.buf && a.index == b.index && a.count == b.count;
 }
 
-// Which ops touch each chunk and use each connection, in program order, for O(log n) look-ups. The
-// chunk lists are one flat array (CSR) over dense chunk ids: a std::map entry per chunk dominated
-// candidate building at 128 ranks.
+// Which ops touch each chunk and use each connection, in program order, for O(log n) look-ups. Both
+// are flat arrays (CSR) over dense ids: a std::map entry per chunk or connection dominated candidate
+// building at 128 ranks.
 class OpIndex {
  public:
   explicit OpIndex(const std::vector<PlannedOp>& ops) {
@@ -55,10 +55,8 @@ class OpIndex {
     for (std::size_t id = 1; id < start_.size(); ++id) start_[id] += start_[id - 1];
     touches_.resize(start_.back());
     std::vector<std::size_t> fill(start_.begin(), start_.end() - 1);
-    for (std::size_t i = 0; i < ops.size(); ++i) {
-      each_chunk(ops[i], [&](std::size_t id) { touches_[fill[id]++] = i; });
-      if (is_transfer(ops[i].kind)) by_connection_[{ops[i].src.rank, ops[i].dst.rank, ops[i].channel}].push_back(i);
-    }
+    for (std::size_t i = 0; i < ops.size(); ++i) each_chunk(ops[i], [&](std::size_t id) { touches_[fill[id]++] = i; });
+    index_connections(ops);
   }
 
   // First op after i touching any chunk of `run`; SIZE_MAX if none.
@@ -74,14 +72,36 @@ class OpIndex {
     return next;
   }
 
-  bool connection_idle_between(std::size_t i, std::size_t j, int from, int to, int channel) const {
-    const auto it = by_connection_.find({from, to, channel});
-    if (it == by_connection_.end()) return true;
-    const auto after = std::upper_bound(it->second.begin(), it->second.end(), i);
-    return after == it->second.end() || *after >= j;
+  // Dense id of transfer op i's connection (src rank, dst rank, channel); -1 for local ops.
+  int connection(std::size_t i) const { return connection_of_[i]; }
+  int connections() const { return static_cast<int>(conn_start_.size()) - 1; }
+
+  // No transfer on `conn` strictly between ops i and j.
+  bool connection_idle_between(std::size_t i, std::size_t j, int conn) const {
+    const auto first = conn_ops_.begin() + static_cast<std::ptrdiff_t>(conn_start_[static_cast<std::size_t>(conn)]);
+    const auto last = conn_ops_.begin() + static_cast<std::ptrdiff_t>(conn_start_[static_cast<std::size_t>(conn) + 1]);
+    const auto after = std::upper_bound(first, last, i);
+    return after == last || *after >= j;
   }
 
  private:
+  // Transfers sorted by (connection, program order): each connection's ops form one run.
+  void index_connections(const std::vector<PlannedOp>& ops) {
+    using Use = std::pair<std::array<int, 3>, std::size_t>;  // ((src rank, dst rank, channel), op)
+    std::vector<Use> uses;
+    for (std::size_t i = 0; i < ops.size(); ++i)
+      if (is_transfer(ops[i].kind)) uses.push_back({{ops[i].src.rank, ops[i].dst.rank, ops[i].channel}, i});
+    std::sort(uses.begin(), uses.end());
+    connection_of_.assign(ops.size(), -1);
+    conn_ops_.reserve(uses.size());
+    for (std::size_t u = 0; u < uses.size(); ++u) {
+      if (u == 0 || uses[u].first != uses[u - 1].first) conn_start_.push_back(u);
+      connection_of_[uses[u].second] = static_cast<int>(conn_start_.size()) - 1;
+      conn_ops_.push_back(uses[u].second);
+    }
+    conn_start_.push_back(uses.size());
+  }
+
   static constexpr std::size_t kBuffers = 3;  // input, output, scratch
 
   std::size_t chunk_id(int rank, BufferKind buf, int index) const {
@@ -106,26 +126,34 @@ class OpIndex {
   std::size_t row_ = 0;                // chunk ids per rank
   std::vector<std::size_t> start_;    // chunk id -> first entry in touches_ (one extra at the end)
   std::vector<std::size_t> touches_;  // op indices, ascending within each chunk
-  std::map<std::tuple<int, int, int>, std::vector<std::size_t>> by_connection_;
+  std::vector<int> connection_of_;       // op -> connection id, -1 for local ops
+  std::vector<std::size_t> conn_start_;  // connection id -> first entry in conn_ops_ (one extra at the end)
+  std::vector<std::size_t> conn_ops_;    // transfer op indices, ascending within each connection
 };
 
 // A receive whose chunk is next used as the source of a transfer of exactly that chunk on the same
 // channel becomes rcs/rrcs/rrs (the transfer's sending half moves into it), provided the rank's tb for (send peer, recv peer, channel) can hold both.
 void plan_fusion(const OpIndex& index, BuildPlan& plan) {
   auto& ops = plan.ops;
-  std::map<std::tuple<int, int, int>, int> send_pairs, recv_pairs;  // (rank, peer, channel) -> partner peer
+  // The fused tb of d.rank for (send to `to`, receive from `from`, channel c) is named by its two
+  // connections: the outgoing one (d.rank -> to, c) is op j's, the incoming one (from -> d.rank, c)
+  // op i's. Each connection joins at most one fused pair: partner peer per connection, -1 while free.
+  std::vector<int> send_partner(static_cast<std::size_t>(index.connections()), -1);  // outgoing conn -> from
+  std::vector<int> recv_partner(static_cast<std::size_t>(index.connections()), -1);  // incoming conn -> to
   for (std::size_t i = 0; i < ops.size(); ++i) {
     if (!is_transfer(ops[i].kind)) continue;
     const ChunkRef& d = ops[i].dst;
     const std::size_t j = index.next_touch(i, d);
     if (j == SIZE_MAX || !is_transfer(ops[j].kind) || !same_run(ops[j].src, d) || ops[j].channel != ops[i].channel) continue;
-    const int from = ops[i].src.rank, to = ops[j].dst.rank, c = ops[i].channel;
-    if (!index.connection_idle_between(i, j, d.rank, to, c)) continue;
-    const auto s = send_pairs.find({d.rank, to, c});
-    const auto r = recv_pairs.find({d.rank, from, c});
-    if ((s != send_pairs.end() && s->second != from) || (r != recv_pairs.end() && r->second != to)) continue;
-    send_pairs[{d.rank, to, c}] = from;
-    recv_pairs[{d.rank, from, c}] = to;
+    const int from = ops[i].src.rank, to = ops[j].dst.rank;
+    const auto outgoing = static_cast<std::size_t>(index.connection(j));
+    const auto incoming = static_cast<std::size_t>(index.connection(i));
+    if (!index.connection_idle_between(i, j, index.connection(j))) continue;
+    const bool send_taken = send_partner[outgoing] >= 0 && send_partner[outgoing] != from;
+    const bool recv_taken = recv_partner[incoming] >= 0 && recv_partner[incoming] != to;
+    if (send_taken || recv_taken) continue;
+    send_partner[outgoing] = from;
+    recv_partner[incoming] = to;
     ops[i].fused_send = static_cast<int>(j);
     ops[j].sent_by_fusion = true;
     // Scratch is invisible to the caller, so a partial result only forwarded need not be stored.
@@ -145,36 +173,63 @@ void plan_local_channels(const OpIndex& index, BuildPlan& plan) {
   }
 }
 
+template <typename T>
+void sort_unique(std::vector<T>& v) {
+  std::sort(v.begin(), v.end());
+  v.erase(std::unique(v.begin(), v.end()), v.end());
+}
+
 // Threadblocks per rank: one per fused (send, recv, channel) pair, sends and receives with the same
 // peer and channel share one, the rest get their own, plus a local tb per channel with local work.
+// Sorted vectors rather than sets: a tree insert per op was a large part of building at 128 ranks.
 void plan_threadblocks(int ngpus, BuildPlan& plan) {
-  std::vector<std::set<TbKey>> pairs(static_cast<std::size_t>(ngpus));
-  std::vector<std::set<std::pair<int, int>>> sends(static_cast<std::size_t>(ngpus)), recvs(static_cast<std::size_t>(ngpus));
-  std::vector<std::set<int>> local(static_cast<std::size_t>(ngpus));  // channels with local work
+  using PeerChannel = std::pair<int, int>;
+  const auto n = static_cast<std::size_t>(ngpus);
+  std::vector<std::vector<TbKey>> pairs(n);
+  std::vector<std::vector<PeerChannel>> sends(n), recvs(n);
+  std::vector<std::vector<int>> local(n);  // channels with local work
   for (const PlannedOp& op : plan.ops) {
     if (!is_transfer(op.kind)) {
-      local[static_cast<std::size_t>(op.src.rank)].insert(op.channel);
+      local[static_cast<std::size_t>(op.src.rank)].push_back(op.channel);
       continue;
     }
-    sends[static_cast<std::size_t>(op.src.rank)].insert({op.dst.rank, op.channel});
-    recvs[static_cast<std::size_t>(op.dst.rank)].insert({op.src.rank, op.channel});
+    sends[static_cast<std::size_t>(op.src.rank)].push_back({op.dst.rank, op.channel});
+    recvs[static_cast<std::size_t>(op.dst.rank)].push_back({op.src.rank, op.channel});
     if (op.fused_send >= 0)
-      pairs[static_cast<std::size_t>(op.dst.rank)].insert({plan.ops[static_cast<std::size_t>(op.fused_send)].dst.rank, op.src.rank, op.channel});
+      pairs[static_cast<std::size_t>(op.dst.rank)].push_back({plan.ops[static_cast<std::size_t>(op.fused_send)].dst.rank, op.src.rank, op.channel});
   }
-  plan.ranks.resize(static_cast<std::size_t>(ngpus));
-  for (std::size_t r = 0; r < plan.ranks.size(); ++r) {
-    std::set<TbKey> tbs = pairs[r];
+  plan.ranks.resize(n);
+  for (std::size_t r = 0; r < n; ++r) {
+    sort_unique(pairs[r]);
+    sort_unique(sends[r]);
+    sort_unique(recvs[r]);
+    sort_unique(local[r]);
+    std::vector<PeerChannel> fused_sends, fused_recvs;
     for (const TbKey& k : pairs[r]) {
-      sends[r].erase({k.send_peer, k.channel});
-      recvs[r].erase({k.recv_peer, k.channel});
+      fused_sends.push_back({k.send_peer, k.channel});
+      fused_recvs.push_back({k.recv_peer, k.channel});
     }
-    for (const auto& [peer, chan] : sends[r]) {
-      const bool shared = recvs[r].erase({peer, chan}) > 0;
-      tbs.insert({peer, shared ? peer : -1, chan});
+    sort_unique(fused_sends);
+    sort_unique(fused_recvs);
+    std::vector<PeerChannel> open_sends, open_recvs;  // not part of a fused pair
+    std::set_difference(sends[r].begin(), sends[r].end(), fused_sends.begin(), fused_sends.end(), std::back_inserter(open_sends));
+    std::set_difference(recvs[r].begin(), recvs[r].end(), fused_recvs.begin(), fused_recvs.end(), std::back_inserter(open_recvs));
+    std::vector<TbKey> tbs = pairs[r];
+    for (const auto& [peer, chan] : open_sends) {
+      const bool shared = std::binary_search(open_recvs.begin(), open_recvs.end(), PeerChannel{peer, chan});
+      tbs.push_back({peer, shared ? peer : -1, chan});
     }
-    for (const auto& [peer, chan] : recvs[r]) tbs.insert({-1, peer, chan});
-    for (int chan : local[r]) tbs.insert({-1, -1, chan});
-    plan.ranks[r].tbs.assign(tbs.begin(), tbs.end());
+    for (const PeerChannel& pc : open_recvs)
+      if (!std::binary_search(open_sends.begin(), open_sends.end(), pc)) tbs.push_back({-1, pc.first, pc.second});
+    for (int chan : local[r]) tbs.push_back({-1, -1, chan});
+    sort_unique(tbs);
+    RankLayout& layout = plan.ranks[r];
+    layout.tbs = std::move(tbs);
+    for (std::size_t t = 0; t < layout.tbs.size(); ++t) {
+      const TbKey& k = layout.tbs[t];
+      if (k.recv_peer >= 0) layout.receivers.push_back({k.recv_peer, k.channel, static_cast<int>(t)});
+    }
+    std::sort(layout.receivers.begin(), layout.receivers.end());
   }
 }
 
@@ -190,15 +245,16 @@ int RankLayout::tb_sending(int peer, int channel) const {
 }
 
 int RankLayout::tb_receiving(int peer, int channel) const {
-  for (std::size_t t = 0; t < tbs.size(); ++t)
-    if (tbs[t].recv_peer == peer && tbs[t].channel == channel) return static_cast<int>(t);
-  return -1;
+  const std::array<int, 3> key{peer, channel, -1};
+  const auto it = std::lower_bound(receivers.begin(), receivers.end(), key);
+  return it != receivers.end() && (*it)[0] == peer && (*it)[1] == channel ? (*it)[2] : -1;
 }
 
+// Local tbs (no peers) sort first, by channel.
 int RankLayout::tb_local(int channel) const {
-  for (std::size_t t = 0; t < tbs.size(); ++t)
-    if (tbs[t].send_peer < 0 && tbs[t].recv_peer < 0 && tbs[t].channel == channel) return static_cast<int>(t);
-  return -1;
+  const TbKey key{-1, -1, channel};
+  const auto it = std::lower_bound(tbs.begin(), tbs.end(), key);
+  return it != tbs.end() && *it == key ? static_cast<int>(it - tbs.begin()) : -1;
 }
 
 BuildPlan plan_build(const BuilderSpec& spec, const std::vector<PlannedOp>& recorded) {

@@ -2,8 +2,7 @@
 // fuse into rcs/rrcs, and lay out the threadblocks of every rank. builder.cpp then emits the steps.
 #pragma once
 
-#include <map>
-#include <tuple>
+#include <array>
 #include <vector>
 
 #include "ccforge/ir/builder.hpp"
@@ -29,6 +28,7 @@ struct TbKey {
 
 struct RankLayout {
   std::vector<TbKey> tbs;  // sorted by (send, recv, channel), index == tb id
+  std::vector<std::array<int, 3>> receivers;  // (recv peer, channel, tb) of the receiving tbs, sorted
   int tb_sending(int peer, int channel) const;
   int tb_receiving(int peer, int channel) const;
   int tb_local(int channel) const;

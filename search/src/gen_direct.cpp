@@ -9,6 +9,8 @@
 // shared tb the rank whose receive comes first in program order would wait for it before sending, and
 // the round would take two transfer latencies instead of one (the published NDv4/NDv5 allpairs and
 // allgather files likewise use separate send and receive tbs).
+#include <fmt/core.h>
+
 #include "generators.hpp"
 #include "program.hpp"
 
@@ -67,11 +69,23 @@ void direct_rooted(Program& prog, C coll, int p) {
     for (int q = 1; q < p; ++q) prog.reduce(scratch(0, q - 1), in(0, 0));
 }
 
+// Rank 0 (the root of the rooted ones) talks to every peer on channel 0 in every collective here, one
+// tb per peer, so p-1 tbs share that channel in one direction: past the executor's limit the program
+// cannot run, and declining here saves building it (at 128 ranks a build took seconds per variant
+// before the builder refused it).
+Support fits_tbs_per_channel(const GenRequest& req) {
+  const int limit = ir::Limits{}.max_tbs_per_channel;
+  return need(req.ngpus - 1 <= limit, fmt::format("rank 0 talks to its {} peers on one channel, one tb each: more "
+                                                  "than the executor's {} tbs per channel and direction",
+                                                  req.ngpus - 1, limit));
+}
+
 }  // namespace
 
 Support direct_supports(const GenRequest& req) {
   if (auto s = check_common(req, kDirectCollectives); !s.ok()) return s;
   if (req.channels != 1) return {"direct uses instances for parallelism: channels must be 1"};
+  if (auto s = fits_tbs_per_channel(req); !s.ok()) return s;
   return need(req.chunks == 1 || req.collective == C::AllReduce, "chunks (reduction lanes) apply to allreduce only");
 }
 
@@ -125,7 +139,8 @@ ir::Algorithm direct_generate(const GenRequest& req) {
 
 Support twoshot_supports(const GenRequest& req) {
   if (auto s = check_common(req, {C::AllReduce}); !s.ok()) return s;
-  return need(req.channels == 1, "twoshot uses instances for parallelism: channels must be 1");
+  if (req.channels != 1) return {"twoshot uses instances for parallelism: channels must be 1"};
+  return fits_tbs_per_channel(req);
 }
 
 ir::Algorithm twoshot_generate(const GenRequest& req) {

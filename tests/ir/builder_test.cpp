@@ -1,4 +1,6 @@
 // AlgorithmBuilder: tb allocation, fusion, dependencies, nops, in-place buffers, limits, validation.
+#include <algorithm>
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -130,6 +132,26 @@ TEST(Builder, ThrowsWhenATbWouldExceedTheStepLimit) {
   } catch (const DiagError& e) {
     EXPECT_THAT(e.what(), HasSubstr("needs 65 steps, more than MSCCL_MAX_NUM_STEPS=64"));
   }
+}
+
+// The channel count is decided by the recorded calls (build() refuses before planning); a local op
+// pinned to a channel no transfer uses still gets a tb there and counts.
+TEST(Builder, ThrowsWhenTheChannelsExceedMaxchannels) {
+  AlgorithmBuilder b(BuilderSpec{"wide", Collective::Send, 2, Protocol::LL, 1, 1, false});
+  b.send(in(0, 0), out(1, 0), 32);
+  try {
+    b.build();
+    FAIL();
+  } catch (const DiagError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("uses 33 channels, more than MAXCHANNELS=32"));
+  }
+  AlgorithmBuilder pinned(BuilderSpec{"pinned", Collective::Send, 2, Protocol::LL, 1, 1, false});
+  pinned.send(in(0, 0), out(1, 0), 0);
+  pinned.copy(out(1, 0), scratch(1, 0), 5);
+  const Algorithm a = pinned.build();
+  EXPECT_EQ(a.nchannels, 6);
+  EXPECT_TRUE(std::any_of(a.gpus[1].tbs.begin(), a.gpus[1].tbs.end(),
+                          [](const ThreadBlock& tb) { return tb.channel == 5 && tb.send_peer < 0 && tb.recv_peer < 0; }));
 }
 
 TEST(Builder, RejectsBadCallsWhereTheyAreMade) {

@@ -162,6 +162,24 @@ TEST(SearchDirect, PeerPairsSendAndReceiveOnSeparateThreadblocks) {
   }
 }
 
+// Rank 0 talks to every peer on one channel with a tb each, so past 32 peers (the executor's tbs per
+// channel and direction) direct and two-shot decline before building; at 33 ranks they still fit.
+TEST(SearchDirect, DeclinesPastTheExecutorsThreadblocksPerChannel) {
+  for (std::string_view name : {"direct", "twoshot"})
+    for (C coll : find_generator(name)->collectives) {
+      GenRequest req;
+      req.collective = coll;
+      req.ngpus = 34;
+      const Support s = find_generator(name)->supports(req);
+      EXPECT_FALSE(s.ok()) << name << " " << ir::to_string(coll);
+      EXPECT_NE(s.why_not.find("33 peers on one channel"), std::string::npos) << s.why_not;
+      req.ngpus = 33;
+      const Generated g = try_generate(*find_generator(name), req);
+      ASSERT_TRUE(g.algorithm) << name << " " << ir::to_string(coll) << ": " << g.why_not;
+      EXPECT_TRUE(ir::check(*g.algorithm).ok()) << name << " " << ir::to_string(coll) << ": " << first_issue(ir::check(*g.algorithm));
+    }
+}
+
 // chunks = k cuts the one-shot allreduce's reduction into k pieces reduced on k different tbs.
 TEST(SearchDirect, OneShotAllreduceSpreadsItsReductionOverChunkLanes) {
   for (int k : {1, 4, 8}) {
