@@ -39,6 +39,25 @@ BENCHMARK(BM_Ndv5RingAllreduce1G)->Unit(benchmark::kMillisecond);
 void BM_Ndv5NcclAllreduce1G(benchmark::State& state) { run_nccl(state, load("ndv5"), "nccl", ByteCount{1} << 30); }
 BENCHMARK(BM_Ndv5NcclAllreduce1G)->Unit(benchmark::kMillisecond);
 
+// An MSCCL file as `ccforge tune` runs candidates: the 48-threadblock LL ring allreduce at 1 GB (1024
+// tile iterations per chunk, added in closed form once the run repeats; periodic_test.cpp).
+void BM_Ndv5MscclRingLLAllreduce1G(benchmark::State& state) {
+  const ir::Algorithm algo =
+      ir::read_msccl_xml(std::string(CCFORGE_SOURCE_DIR) + "/tests/data/msccl/msccl_ndv4_r48ll.xml");
+  const sim::SimParams params;
+  const sim::CallSpec call{ByteCount{1} << 30, *sim::data_type_from_string("half")};
+  std::uint64_t events = 0;
+  double simulated_us = 0;
+  for (auto _ : state) {
+    const sim::SimResult r = sim::simulate(load("ndv5"), algo, call, params);
+    events += r.events;
+    simulated_us = r.time.us();
+  }
+  state.counters["events/s"] = benchmark::Counter(static_cast<double>(events), benchmark::Counter::kIsRate);
+  state.counters["simulated_us"] = simulated_us;
+}
+BENCHMARK(BM_Ndv5MscclRingLLAllreduce1G)->Unit(benchmark::kMillisecond);
+
 // 1024 GPUs: NCCL baseline allreduce at state.range(0) bytes.
 void BM_Ndv5x128NcclAllreduce(benchmark::State& state) {
   run_nccl(state, load("x128"), "nccl", static_cast<ByteCount>(state.range(0)));
