@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <optional>
 #include <tuple>
 #include <vector>
 
@@ -48,6 +49,8 @@ struct StepCost {
   double rate = 0.0;  // Transfer: the most wire bytes/s its flow can get
 };
 
+// Built once per algorithm (steps, costs, the first iteration's dependency graph); floor() is then
+// linear in threadblocks, plus one pass over that graph for calls smaller than a tile per chunk.
 class FloorModel {
  public:
   FloorModel(const topo::Topology& topo, const ir::Algorithm& algo, const ParamTable& params)
@@ -58,19 +61,32 @@ class FloorModel {
     capacity_.reserve(links.size());
     for (const topo::Link& l : links) capacity_.push_back(l.bandwidth.bytes_per_s * link_efficiency(params, l.kind, arch_));
     cost_steps();
+    capacity_s_per_byte_ = capacity_bound(1.0);
+    sum_chains();
+    build_first_iteration_graph();
   }
 
-  SimTime floor(ByteCount chunk_bytes) const {
+  SimTime floor(ByteCount chunk_bytes) {
     const ByteCount tile = msccl_tile_bytes(algo_.protocol);
     const ByteCount iters = (chunk_bytes + tile - 1) / tile;
-    const double first_tile = static_cast<double>(std::min(tile, chunk_bytes));
     const double total = static_cast<double>(chunk_bytes);
-    double bound = capacity_bound(total);
-    const std::vector<double> first_start = first_iteration_starts(first_tile, bound);
-    for (std::size_t t = 0; t < chains_.size(); ++t) {
-      double chain = 0.0;
-      for (const Entry& e : chains_[t]) chain += static_cast<double>(iters) * e.cost.fixed_s + work_seconds(e, total);
-      bound = std::max(bound, first_start[t] + chain);
+    double bound = capacity_s_per_byte_ * total;
+    // A call of at least a tile per chunk starts with a full tile: the same first iteration every time.
+    if (chunk_bytes < tile) {
+      run_first_iteration(total, first_);
+    } else if (!full_tile_first_) {
+      full_tile_first_.emplace();
+      run_first_iteration(static_cast<double>(tile), *full_tile_first_);
+    }
+    const FirstIteration& first = chunk_bytes < tile ? first_ : *full_tile_first_;
+    bound = std::max(bound, first.longest);
+    for (std::size_t t = 0; t < sums_.size(); ++t) {
+      const ChainSums& c = sums_[t];
+      // Local work as costs.cpp charges it per iteration; one charge for the sum is never more.
+      const double chain = static_cast<double>(iters) * c.fixed_s + total * c.transfer_s_per_byte +
+                           local_copy_time(params_, arch_, total * c.copy_chunks).seconds() +
+                           local_reduce_time(params_, arch_, total * c.reduce_chunks).seconds();
+      bound = std::max(bound, first.tb_start[t] + chain);
     }
     const double ps = std::floor(bound * (1.0 - kRoundingMargin) * 1e12);
     // Past what SimTime holds (a profile with absurd rates): claim only the base, still a bound.
@@ -165,57 +181,64 @@ class FloorModel {
     return bound;
   }
 
-  // Earliest times within the first tile iteration (its own bytes `tile`), as the lowering wires it:
-  // tb order, depid/deps through a flag handoff, the k-th send on a connection feeding its k-th
-  // receive (cut-through from the first line where the receiver forwards per line). Returns, per tb,
-  // when its first step may start, and raises `longest` to the latest step end.
-  std::vector<double> first_iteration_starts(double tile, double& longest) const {
-    // Flat step index: offset of each tb's steps.
-    std::vector<std::size_t> base;
+  // Per tb, what its steps cost over the whole call: alphas per iteration, transfer seconds per chunk
+  // byte at their ceiling rates, chunks copied and reduced.
+  struct ChainSums {
+    double fixed_s = 0.0, transfer_s_per_byte = 0.0, copy_chunks = 0.0, reduce_chunks = 0.0;
+  };
+  void sum_chains() {
+    for (const std::vector<Entry>& chain : chains_) {
+      ChainSums c;
+      for (const Entry& e : chain) {
+        c.fixed_s += e.cost.fixed_s;
+        if (e.cost.work == Work::Transfer) c.transfer_s_per_byte += work_seconds(e, 1.0);
+        if (e.cost.work == Work::Copy) c.copy_chunks += e.count;
+        if (e.cost.work == Work::Reduce) c.reduce_chunks += e.count;
+      }
+      sums_.push_back(c);
+    }
+  }
+
+  // The first tile iteration as the lowering wires it: tb order, depid/deps through a flag handoff,
+  // the k-th send on a connection feeding its k-th receive (cut-through from the first line where the
+  // receiver forwards per line). Steps are numbered tb by tb; edges lead into a step's start, or into
+  // its end (a forwarding receive ends only after the incoming data is through).
+  struct Edge {
+    std::size_t from;
+    bool from_head;  // the sender's first line, not its end
+    double extra;    // seconds added on the edge (flag handoff)
+    bool to_end;
+  };
+  void build_first_iteration_graph() {
+    std::vector<std::size_t> rank_first(algo_.gpus.size() + 1, 0);  // chains_ index of each rank's tb 0
+    for (std::size_t r = 0; r < algo_.gpus.size(); ++r) rank_first[r + 1] = rank_first[r] + algo_.gpus[r].tbs.size();
     std::size_t n = 0;
     for (const auto& chain : chains_) {
-      base.push_back(n);
+      tb_first_step_.push_back(n);
+      for (const Entry& e : chain) entry_.push_back(&e);
       n += chain.size();
     }
-    std::vector<std::size_t> tb_index_of;  // (rank, tb) -> chains_ index
-    std::vector<std::size_t> rank_first(algo_.gpus.size() + 1, 0);
-    for (std::size_t r = 0; r < algo_.gpus.size(); ++r) rank_first[r + 1] = rank_first[r] + algo_.gpus[r].tbs.size();
-    auto flat = [&](int rank, int tb, int step) { return base[rank_first[rank] + tb] + step; };
-
-    // Edges: into a step's start (before it may begin) or into its end (a forwarding receive ends only
-    // after the incoming data is through).
-    struct Edge {
-      std::size_t from;
-      bool from_head;  // the sender's first line, not its end
-      double extra;    // seconds added on the edge (flag handoff)
-      bool to_end;
-    };
+    auto flat = [&](int rank, int tb, int step) { return tb_first_step_[rank_first[rank] + tb] + step; };
     std::vector<std::vector<Edge>> in(n);
     std::map<std::tuple<int, int, int>, std::vector<std::size_t>> sent, received;
-    const bool per_line = forwards_per_line(algo_.protocol);
-    for (std::size_t t = 0; t < chains_.size(); ++t) {
-      for (const Entry& e : chains_[t]) {
-        const std::size_t i = flat(e.rank, e.tb, e.step);
-        const ir::ThreadBlock& tb = algo_.gpus[e.rank].tbs[e.tb];
-        if (e.step > 0) in[i].push_back({i - 1, false, 0.0, false});
-        const ir::Step& step = tb.steps[e.step];
-        if (step.dep_tb >= 0 && step.dep_tb < static_cast<int>(algo_.gpus[e.rank].tbs.size()) && step.dep_step >= 0 &&
-            step.dep_step < static_cast<int>(algo_.gpus[e.rank].tbs[step.dep_tb].steps.size()))
-          in[i].push_back({flat(e.rank, step.dep_tb, step.dep_step), false, runtime_.dep_handoff.seconds(), false});
-        if (sends(e.type)) sent[{e.rank, tb.send_peer, tb.channel}].push_back(i);
-        if (receives(e.type)) received[{tb.recv_peer, e.rank, tb.channel}].push_back(i);
-      }
+    for (std::size_t i = 0; i < n; ++i) {
+      const Entry& e = *entry_[i];
+      const ir::ThreadBlock& tb = algo_.gpus[e.rank].tbs[e.tb];
+      if (e.step > 0) in[i].push_back({i - 1, false, 0.0, false});
+      const ir::Step& step = tb.steps[e.step];
+      if (step.dep_tb >= 0 && step.dep_tb < static_cast<int>(algo_.gpus[e.rank].tbs.size()) && step.dep_step >= 0 &&
+          step.dep_step < static_cast<int>(algo_.gpus[e.rank].tbs[step.dep_tb].steps.size()))
+        in[i].push_back({flat(e.rank, step.dep_tb, step.dep_step), false, runtime_.dep_handoff.seconds(), false});
+      if (sends(e.type)) sent[{e.rank, tb.send_peer, tb.channel}].push_back(i);
+      if (receives(e.type)) received[{tb.recv_peer, e.rank, tb.channel}].push_back(i);
     }
-    std::vector<const Entry*> entry(n);
-    for (std::size_t t = 0; t < chains_.size(); ++t)
-      for (const Entry& e : chains_[t]) entry[flat(e.rank, e.tb, e.step)] = &e;
+    const bool per_line = forwards_per_line(algo_.protocol);
     for (const auto& [conn, senders] : sent) {
       auto it = received.find(conn);
       if (it == received.end()) continue;
       for (std::size_t k = 0; k < std::min(senders.size(), it->second.size()); ++k) {
         const std::size_t snd = senders[k], rcv = it->second[k];
-        const bool cut_through = per_line && sends(entry[rcv]->type);
-        if (cut_through) {
+        if (per_line && sends(entry_[rcv]->type)) {
           in[rcv].push_back({snd, true, 0.0, false});
           in[rcv].push_back({snd, false, 0.0, true});
         } else {
@@ -223,38 +246,58 @@ class FloorModel {
         }
       }
     }
-    // Longest paths in topological order (Kahn); steps on a dependency cycle stay unreached, which
-    // only lowers the bound (simulate reports such an algorithm as a deadlock).
+    // Topological order (Kahn); steps on a dependency cycle are left out, which only lowers the bound
+    // (simulate reports such an algorithm as a deadlock).
     std::vector<std::size_t> pending(n, 0);
     std::vector<std::vector<std::size_t>> out(n);
     for (std::size_t i = 0; i < n; ++i) {
       pending[i] = in[i].size();
       for (const Edge& e : in[i]) out[e.from].push_back(i);
     }
-    std::vector<double> start(n, 0.0), head(n, 0.0), end(n, 0.0);
     std::vector<std::size_t> ready;
     for (std::size_t i = 0; i < n; ++i)
       if (pending[i] == 0) ready.push_back(i);
+    edge_first_.assign(n + 1, 0);
     while (!ready.empty()) {
       const std::size_t i = ready.back();
       ready.pop_back();
-      double begin = 0.0, finish_after = 0.0;
-      for (const Edge& e : in[i]) {
-        const double t = (e.from_head ? head[e.from] : end[e.from]) + e.extra;
-        double& bound = e.to_end ? finish_after : begin;
-        bound = std::max(bound, t);
-      }
-      start[i] = begin;
-      head[i] = begin + entry[i]->cost.fixed_s;
-      end[i] = std::max(head[i] + work_seconds(*entry[i], tile), finish_after);
-      longest = std::max(longest, end[i]);
+      order_.push_back(i);
       for (std::size_t j : out[i])
         if (--pending[j] == 0) ready.push_back(j);
     }
-    std::vector<double> first_start(chains_.size(), 0.0);
+    for (std::size_t i = 0; i < n; ++i) {
+      edge_first_[i + 1] = edge_first_[i] + in[i].size();
+      edges_.insert(edges_.end(), in[i].begin(), in[i].end());
+    }
+    start_.assign(n, 0.0);
+    head_.assign(n, 0.0);
+    end_.assign(n, 0.0);
+  }
+
+  // Earliest times in the first iteration with `tile` bytes per chunk: per tb when its first step may
+  // start, and the latest step end.
+  struct FirstIteration {
+    std::vector<double> tb_start;
+    double longest = 0.0;
+  };
+  void run_first_iteration(double tile, FirstIteration& out) {
+    out.longest = 0.0;
+    for (std::size_t i : order_) {
+      double begin = 0.0, finish_after = 0.0;
+      for (std::size_t k = edge_first_[i]; k < edge_first_[i + 1]; ++k) {
+        const Edge& e = edges_[k];
+        const double t = (e.from_head ? head_[e.from] : end_[e.from]) + e.extra;
+        double& bound = e.to_end ? finish_after : begin;
+        bound = std::max(bound, t);
+      }
+      start_[i] = begin;
+      head_[i] = begin + entry_[i]->cost.fixed_s;
+      end_[i] = std::max(head_[i] + work_seconds(*entry_[i], tile), finish_after);
+      out.longest = std::max(out.longest, end_[i]);
+    }
+    out.tb_start.assign(chains_.size(), 0.0);
     for (std::size_t t = 0; t < chains_.size(); ++t)
-      if (!chains_[t].empty()) first_start[t] = start[base[t]];
-    return first_start;
+      if (!chains_[t].empty()) out.tb_start[t] = start_[tb_first_step_[t]];
   }
 
   const topo::Topology& topo_;
@@ -265,19 +308,35 @@ class FloorModel {
   MscclRuntimeCosts runtime_;
   std::vector<double> capacity_;           // per topology link, as Lowering::run gives the engine
   std::vector<std::vector<Entry>> chains_;  // per tb (ranks, then tbs), its steps
+  double capacity_s_per_byte_ = 0.0;        // the capacity bound per chunk byte
+  std::vector<ChainSums> sums_;             // per tb
+  std::vector<const Entry*> entry_;         // per step, numbered tb by tb
+  std::vector<std::size_t> tb_first_step_;  // per tb
+  std::vector<Edge> edges_;                 // into each step: edges_[edge_first_[i] .. edge_first_[i + 1])
+  std::vector<std::size_t> edge_first_;
+  std::vector<std::size_t> order_;          // steps in topological order
+  std::vector<double> start_, head_, end_;  // per step, scratch of run_first_iteration
+  FirstIteration first_;                    // of a call smaller than a tile per chunk
+  std::optional<FirstIteration> full_tile_first_;
 };
 
 }  // namespace
 
-SimTime time_floor(const topo::Topology& topo, const ir::Algorithm& algo, const CallSpec& call, const SimParams& params) {
+std::vector<SimTime> time_floors(const topo::Topology& topo, const ir::Algorithm& algo, const std::vector<CallSpec>& calls,
+                                 const SimParams& params) {
   if (algo.ngpus != topo.num_gpus() || static_cast<int>(algo.gpus.size()) != algo.ngpus) {
     fail_at(algo.source_file.empty() ? algo.name : algo.source_file, 1,
             fmt::format("algorithm is for {} GPUs but topology {} has {}", algo.ngpus, topo.name(), topo.num_gpus()),
             fmt::format("use an algorithm with ngpus=\"{}\"", topo.num_gpus()));
   }
-  const ByteCount chunk_bytes =
-      ir::executor_bytes(algo.collective, algo.ngpus, call.bytes) / static_cast<ByteCount>(std::max(algo.nchunksperloop, 1));
-  return FloorModel(topo, algo, params.table).floor(chunk_bytes);
+  FloorModel model(topo, algo, params.table);
+  std::vector<SimTime> floors;
+  for (const CallSpec& call : calls) {
+    const ByteCount chunk_bytes = ir::executor_bytes(algo.collective, algo.ngpus, call.bytes) /
+                                  static_cast<ByteCount>(std::max(algo.nchunksperloop, 1));
+    floors.push_back(model.floor(chunk_bytes));
+  }
+  return floors;
 }
 
 }  // namespace ccforge::sim

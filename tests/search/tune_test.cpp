@@ -132,8 +132,11 @@ TEST(SearchTune, PruningKeepsTheSameWinners) {
   EXPECT_EQ(selection_csv_lines(a), selection_csv_lines(b));
   const auto fa = outputs(pruned.out_dir), fb = outputs(full.out_dir);
   EXPECT_EQ(fa.at("bands.csv"), fb.at("bands.csv"));
-  for (const auto& [name, text] : fa)
-    if (name.starts_with("algorithms/")) EXPECT_EQ(text, fb.at(name)) << name;
+  for (const auto& [name, text] : fa) {
+    if (name.starts_with("algorithms/")) {
+      EXPECT_EQ(text, fb.at(name)) << name;
+    }
+  }
   EXPECT_EQ(b.pruned, 0u);
   EXPECT_LT(a.simulations, b.simulations);
   EXPECT_EQ(a.simulations + a.pruned, b.simulations);

@@ -1,8 +1,9 @@
-// sim::time_floor is a lower bound on sim::simulate: for a few generated NDv5 allreduce candidates
+// sim::time_floors is a lower bound on sim::simulate: for a few generated NDv5 allreduce candidates
 // (one per generator and protocol) from latency- to bandwidth-bound sizes, and a bound that is close
 // enough to prune with where one cost dominates (an LL ring at 256 MB is held by the GPU's LL issue rate).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <utility>
 
@@ -41,7 +42,7 @@ TEST(TimeFloor, NeverAboveTheSimulatedTime) {
       } catch (const DiagError&) {
         continue;  // the size does not split into this candidate's chunks
       }
-      const SimTime floor = time_floor(ndv5(), c.algorithm, half(bytes), params);
+      const SimTime floor = time_floors(ndv5(), c.algorithm, {half(bytes)}, params).at(0);
       EXPECT_LE(floor, simulated) << c.algorithm.name << " at " << bytes << " B";
       EXPECT_GT(floor, SimTime{0}) << c.algorithm.name;
     }
@@ -53,7 +54,7 @@ TEST(TimeFloor, LlRingAtLargeSizesIsHeldByTheIssueRate) {
   for (const search::Candidate& c : one_per_generator_and_protocol()) {
     if (c.generator != "ring" || c.algorithm.protocol != ir::Protocol::LL) continue;
     const CallSpec call = half(ByteCount{256} << 20);
-    const SimTime floor = time_floor(ndv5(), c.algorithm, call, params);
+    const SimTime floor = time_floors(ndv5(), c.algorithm, {call}, params).at(0);
     const SimTime simulated = simulate(ndv5(), c.algorithm, call, params).time;
     EXPECT_LE(floor, simulated);
     EXPECT_GE(floor.us(), 0.9 * simulated.us()) << c.algorithm.name << ": floor " << floor.us() << " us, simulated "
@@ -63,12 +64,27 @@ TEST(TimeFloor, LlRingAtLargeSizesIsHeldByTheIssueRate) {
   FAIL() << "no LL ring candidate";
 }
 
+// The tuner asks for all sizes at once; each answer is the one asked alone (the first iteration of a
+// full tile is computed once and reused).
+TEST(TimeFloor, ManyCallsAnswerAsOneCallEach) {
+  const SimParams params;
+  std::vector<CallSpec> calls;
+  for (ByteCount bytes = 1024; bytes <= (ByteCount{1} << 30); bytes *= 4) calls.push_back(half(bytes));
+  for (const search::Candidate& c : one_per_generator_and_protocol()) {
+    const std::vector<SimTime> all = time_floors(ndv5(), c.algorithm, calls, params);
+    ASSERT_EQ(all.size(), calls.size());
+    for (std::size_t k = 0; k < calls.size(); ++k)
+      EXPECT_EQ(all[k], time_floors(ndv5(), c.algorithm, {calls[k]}, params).at(0)) << c.algorithm.name << " " << k;
+    EXPECT_TRUE(std::is_sorted(all.begin(), all.end())) << c.algorithm.name;  // more bytes never cost less
+  }
+}
+
 TEST(TimeFloor, WrongGpuCountIsOneLineError) {
   ir::Algorithm algo;
   algo.name = "four";
   algo.ngpus = 4;
   algo.gpus.resize(4);
-  EXPECT_THROW(time_floor(ndv5(), algo, half(1024), SimParams{}), DiagError);
+  EXPECT_THROW(time_floors(ndv5(), algo, {half(1024)}, SimParams{}), DiagError);
 }
 
 }  // namespace

@@ -57,11 +57,11 @@ class Runner {
 
   const sim::SimParams& params() const { return params_; }
 
-  // sim::time_floor of a candidate job: what its simulation cannot undercut.
-  SimTime time_floor(const Job& j) const {
-    const CollectiveTune& ct = result_.collectives[j.coll];
-    return sim::time_floor(topo_, ct.candidates.accepted[static_cast<std::size_t>(j.candidate)].algorithm,
-                           {options_.sizes[j.size], dtype_}, params_);
+  // sim::time_floors of a candidate at every size: what its simulations cannot undercut.
+  std::vector<SimTime> time_floors(std::size_t coll, std::size_t candidate) const {
+    std::vector<sim::CallSpec> calls;
+    for (ByteCount bytes : options_.sizes) calls.push_back({bytes, dtype_});
+    return sim::time_floors(topo_, result_.collectives[coll].candidates.accepted[candidate].algorithm, calls, params_);
   }
 
   // Runs `jobs` in parallel; results land in the journal (and so in finished()).
@@ -126,21 +126,25 @@ class Runner {
   std::size_t done_ = 0, total_ = 0;
 };
 
-// Per collective and candidate, times its simulation at the current size cannot undercut: its own
+// Per collective and candidate, times its simulation at the current size `s` cannot undercut: its own
 // simulated time at the last smaller size (a larger call never runs faster; 0 when none), and
-// sim::time_floor at this size (the sim's own capacity and latency bound).
+// sim::time_floors at this size (the sim's own capacity and latency bound; empty without pruning).
 struct Floors {
   std::vector<std::vector<SimTime>> previous;
-  std::vector<std::vector<SimTime>> model;
-  SimTime at(std::size_t c, std::size_t i) const { return std::max(previous[c][i], model[c][i]); }
+  std::vector<std::vector<std::vector<SimTime>>> model;  // per collective, candidate, size
+  std::size_t s = 0;
+  SimTime at(std::size_t c, std::size_t i) const {
+    return model[c][i].empty() ? previous[c][i] : std::max(previous[c][i], model[c][i][s]);
+  }
 };
 
-void compute_model_floors(Floors& floors, const Runner& runner, std::size_t s) {
-  std::vector<Job> jobs;
+void compute_model_floors(Floors& floors, const Runner& runner) {
+  std::vector<std::pair<std::size_t, std::size_t>> todo;
   for (std::size_t c = 0; c < floors.model.size(); ++c)
-    for (std::size_t i = 0; i < floors.model[c].size(); ++i) jobs.push_back({c, static_cast<int>(i), s});
-  tbb::parallel_for(std::size_t{0}, jobs.size(), [&](std::size_t k) {
-    floors.model[jobs[k].coll][static_cast<std::size_t>(jobs[k].candidate)] = runner.time_floor(jobs[k]);
+    for (std::size_t i = 0; i < floors.model[c].size(); ++i) todo.emplace_back(c, i);
+  tbb::parallel_for(std::size_t{0}, todo.size(), [&](std::size_t k) {
+    const auto [c, i] = todo[k];
+    floors.model[c][i] = runner.time_floors(c, i);
   });
 }
 
@@ -285,10 +289,13 @@ TuneResult tune(const topo::Topology& topo, const TuneOptions& options, const si
   CheckpointJournal journal(options.out_dir / "checkpoint.jsonl", fingerprint(topo, options, params), options.resume);
   Runner runner(topo, options, params, result, journal);
   Floors floors;
-  for (const auto& ct : result.collectives) floors.previous.emplace_back(ct.candidates.accepted.size(), SimTime{0});
-  floors.model = floors.previous;
+  for (const auto& ct : result.collectives) {
+    floors.previous.emplace_back(ct.candidates.accepted.size(), SimTime{0});
+    floors.model.emplace_back(ct.candidates.accepted.size());
+  }
+  if (options.prune) compute_model_floors(floors, runner);
   for (std::size_t s = 0; s < options.sizes.size(); ++s) {
-    if (options.prune) compute_model_floors(floors, runner, s);
+    floors.s = s;
     SizeWaves waves(result, floors, options, s);
     PruneCounts pruned;
     for (std::vector<Job> wave = waves.next(runner, pruned); !wave.empty(); wave = waves.next(runner, pruned)) {

@@ -81,11 +81,13 @@ struct CallSpec {
 SimResult simulate(const topo::Topology& topo, const ir::Algorithm& algo, const CallSpec& call,
                    const SimParams& params, Trace* trace = nullptr);
 
-// A lower bound on simulate(topo, algo, call, params).time computed from the algorithm's structure
-// without running events (sim/src/time_floor.cpp): link and issue-rate capacity, threadblock step
-// chains, the first tile iteration's dependency chain, launch. Linear in steps; for pruning a search.
-// Throws DiagError where the GPU count does not match, as simulate does.
-SimTime time_floor(const topo::Topology& topo, const ir::Algorithm& algo, const CallSpec& call, const SimParams& params);
+// Per call, a lower bound on simulate(topo, algo, call, params).time computed from the algorithm's
+// structure without running events (sim/src/time_floor.cpp): link and issue-rate capacity, threadblock
+// step chains, the first tile iteration's dependency chain, launch. Linear in steps once per algorithm,
+// then in threadblocks per call; for pruning a search. Throws DiagError where the GPU count does not
+// match, as simulate does.
+std::vector<SimTime> time_floors(const topo::Topology& topo, const ir::Algorithm& algo, const std::vector<CallSpec>& calls,
+                                 const SimParams& params);
 
 // NCCL's algorithms, in NCCL's index order (src/include/device.h), plus P2p: the grouped send/recv
 // NCCL (and nccl-tests) use for alltoall, gather and scatter.
