@@ -54,7 +54,7 @@ void BM_TuneSmallSizes(benchmark::State& state) {
 BENCHMARK(BM_TuneSmallSizes)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 // The sizes where the simulator's tile loop is long (allreduce, 64 MB-1 GB x4, one thread), where
-// periodic iterations are added in closed form and sim::time_floor prunes most candidates.
+// periodic iterations are added in closed form and sim::time_floors prunes most candidates.
 void BM_TuneLargeSizes(benchmark::State& state) {
   search::TuneOptions o;
   o.collectives = {ir::Collective::AllReduce};

@@ -124,7 +124,7 @@ TEST(SearchTune, NoChoiceBeatsTheLowerBound) {
 
 TEST(SearchTune, PruningKeepsTheSameWinners) {
   TuneOptions pruned = options(fresh_dir("pruned"), 2), full = options(fresh_dir("full"), 2);
-  // Up to 8 MB, where LL candidates are held by the GPU's LL issue rate and only sim::time_floor
+  // Up to 8 MB, where LL candidates are held by the GPU's LL issue rate and only sim::time_floors
   // (not their smaller-size times) shows they cannot win.
   pruned.sizes = full.sizes = {1024, 8192, 65536, 524288, 8388608};
   full.prune = false;

@@ -204,7 +204,7 @@ struct TuneOptions {
   bool resume = false;
   bool write_candidates = false;  // also every checked candidate as out_dir/candidates/<collective>_<name>.xml
   // Skip a candidate at a size when it cannot be chosen there: its floor (the larger of its time at a
-  // smaller size, since a larger call never runs faster, and sim::time_floor) already exceeds the best
+  // smaller size, since a larger call never runs faster, and sim::time_floors) already exceeds the best
   // time of the most promising candidates, or NCCL's time divided by (1 + min_gain). The winners are
   // the same as without pruning.
   bool prune = true;
@@ -226,7 +226,7 @@ struct TuneResult {
   std::size_t pruned = 0;         // (candidate, size) pairs skipped because they could not win
   std::size_t pruned_above_best = 0;          // of those: floor above the best time of the first wave
                                               // (the rest: floor cannot beat NCCL by min_gain)
-  std::size_t pruned_by_time_floor_only = 0;  // of those: skipped thanks to sim::time_floor alone (the
+  std::size_t pruned_by_time_floor_only = 0;  // of those: skipped thanks to sim::time_floors alone (the
                                               // candidate's smaller-size time would not have sufficed)
   std::size_t resumed_tasks = 0;  // simulations taken from the checkpoint
   double elapsed_s = 0.0;
