@@ -61,9 +61,9 @@ void check_step(const ir::Algorithm& algo, const CallSpec& call, const ChunkPlan
   if (step.count <= 0 || step.count > kMaxCount)
     fail(algo, step.line, where(rank, tb.id, index) + "cnt " + std::to_string(step.count) + " outside 1..71",
          "split the transfer into steps of at most 71 chunks");
-  if (op_sends(step.type) && tb.send_peer < 0)
+  if (ir::op_sends(step.type) && tb.send_peer < 0)
     fail(algo, step.line, where(rank, tb.id, index) + "sends but its tb has send=\"-1\"", "set the tb's send peer");
-  if (op_receives(step.type) && tb.recv_peer < 0)
+  if (ir::op_receives(step.type) && tb.recv_peer < 0)
     fail(algo, step.line, where(rank, tb.id, index) + "receives but its tb has recv=\"-1\"", "set the tb's recv peer");
   if (op_reads_src(step.type)) check_extent(algo, call, plan, rank, tb.id, index, step, step.src_buf, step.src_off);
   if (op_writes_dst(step.type)) check_extent(algo, call, plan, rank, tb.id, index, step, step.dst_buf, step.dst_off);

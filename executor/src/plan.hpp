@@ -40,14 +40,6 @@ void check_runnable(const ir::Algorithm& algo, const CallSpec& call, const Chunk
 
 namespace ccforge::executor {
 
-inline bool op_sends(ir::OpType t) {
-  using enum ir::OpType;
-  return t == Send || t == RecvCopySend || t == RecvReduceSend || t == RecvReduceCopySend;
-}
-inline bool op_receives(ir::OpType t) {
-  using enum ir::OpType;
-  return t == Recv || t == RecvCopySend || t == RecvReduceSend || t == RecvReduceCopy || t == RecvReduceCopySend;
-}
 inline bool op_reads_src(ir::OpType t) {
   using enum ir::OpType;
   return t == Send || t == RecvReduceSend || t == RecvReduceCopy || t == RecvReduceCopySend || t == Copy || t == Reduce;

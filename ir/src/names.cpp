@@ -7,6 +7,8 @@
 #include <string>
 #include <utility>
 
+#include "op_traits.hpp"
+
 namespace ccforge::ir {
 namespace {
 
@@ -57,6 +59,8 @@ bool iequals(std::string_view a, std::string_view b) {
 const char* to_string(Collective c) { return lookup(kCollectives, c); }
 const char* to_string(Protocol p) { return lookup(kProtocols, p); }
 const char* to_string(OpType t) { return lookup(kOps, t); }
+bool op_sends(OpType t) { return traits(t).sends; }
+bool op_receives(OpType t) { return traits(t).receives; }
 
 char to_char(BufferKind b) {
   switch (b) {

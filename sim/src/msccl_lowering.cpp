@@ -39,16 +39,6 @@ ByteCount tile_bytes(ir::Protocol proto) {
 // so a send of `count` chunks holds `count` slots until its receiver has consumed them.
 constexpr int kConnectionSlots = 8;
 
-bool sends(ir::OpType t) {
-  using O = ir::OpType;
-  return t == O::Send || t == O::RecvCopySend || t == O::RecvReduceSend || t == O::RecvReduceCopySend;
-}
-bool receives(ir::OpType t) {
-  using O = ir::OpType;
-  return t == O::Recv || t == O::RecvCopySend || t == O::RecvReduceSend || t == O::RecvReduceCopy ||
-         t == O::RecvReduceCopySend;
-}
-
 struct StepRef {
   int rank, tb, step;
 };
@@ -149,11 +139,11 @@ class MscclLowering {
           else if (!first)
             low_.graph().depend(last_of_tb[flat], t.entry);
           per_tb[tb.id].push_back(t);
-          if (sends(step.type)) {
+          if (ir::op_sends(step.type)) {
             sent[{gpu.rank, tb.send_peer, tb.channel}].push_back(t);
             if (first) send_slots_[{gpu.rank, tb.send_peer, tb.channel}].push_back(std::max(step.count, 1));
           }
-          if (receives(step.type)) received[{tb.recv_peer, gpu.rank, tb.channel}].push_back(t);
+          if (ir::op_receives(step.type)) received[{tb.recv_peer, gpu.rank, tb.channel}].push_back(t);
         }
         if (first) last_of_tb.push_back(0);
         if (!per_tb[tb.id].empty()) last_of_tb[flat] = per_tb[tb.id].back().exit;
@@ -189,17 +179,17 @@ class MscclLowering {
     const double bytes = tile_bytes * std::max(step.count, 0);
     const std::uint32_t label = labels_[static_cast<int>(step.type)];
     const topo::GpuArch arch = low_.arch();
-    if (sends(step.type)) {
+    if (ir::op_sends(step.type)) {
       if (tb.send_peer < 0 || tb.send_peer >= algo_.ngpus || tb.send_peer == rank) {
         fail_at(algo_.source_file, step.line ? step.line : tb.line,
              fmt::format("rank {} tb {} sends but its send peer is {}", rank, tb.id, tb.send_peer),
              "set the tb's send attribute to another rank (run `ccforge ir check`)");
       }
       if (!forwards_per_line(algo_.protocol)) return single(low_.add_transfer(rank, tb.send_peer, bytes, costs_, track, label));
-      const SimTime turnaround = receives(step.type) ? runtime_.line_forward : SimTime{0};
+      const SimTime turnaround = ir::op_receives(step.type) ? runtime_.line_forward : SimTime{0};
       const Lowering::StreamedTransfer out =
           low_.add_streamed_transfer(rank, tb.send_peer, bytes, costs_, turnaround, track, label);
-      if (!receives(step.type)) return StepTasks{out.head, out.flow, out.head};
+      if (!ir::op_receives(step.type)) return StepTasks{out.head, out.flow, out.head};
       // A forwarding step ends when both its own send and the incoming data are through.
       const TaskId done = low_.add_local(SimTime{0}, track, label);
       low_.graph().depend(out.flow, done);

@@ -29,16 +29,6 @@ namespace {
 // gives up this share of itself so that rounding never lifts it above the simulated time.
 constexpr double kRoundingMargin = 1e-9;
 
-bool sends(ir::OpType t) {
-  using O = ir::OpType;
-  return t == O::Send || t == O::RecvCopySend || t == O::RecvReduceSend || t == O::RecvReduceCopySend;
-}
-bool receives(ir::OpType t) {
-  using O = ir::OpType;
-  return t == O::Recv || t == O::RecvCopySend || t == O::RecvReduceSend || t == O::RecvReduceCopy ||
-         t == O::RecvReduceCopySend;
-}
-
 enum class Work { None, Transfer, Copy, Reduce };
 
 // What a step costs once it may start: a fixed part every tile iteration pays again (a send's alpha
@@ -143,10 +133,10 @@ class FloorModel {
         for (std::size_t s = 0; s < tb.steps.size(); ++s) {
           const ir::Step& step = tb.steps[s];
           Entry e{rank, static_cast<int>(b), static_cast<int>(s), step.type, static_cast<double>(std::max(step.count, 0)), {}};
-          if (sends(step.type) && valid_peer(rank, tb.send_peer)) {
+          if (ir::op_sends(step.type) && valid_peer(rank, tb.send_peer)) {
             const topo::Route& route = topo_.route(rank, tb.send_peer);
             SimTime fixed = alpha(route);
-            if (forwards_per_line(algo_.protocol) && receives(step.type)) fixed += runtime_.line_forward;
+            if (forwards_per_line(algo_.protocol) && ir::op_receives(step.type)) fixed += runtime_.line_forward;
             e.cost = {Work::Transfer, fixed.seconds(), link_rate(route)};
           } else if (step.type == ir::OpType::Copy) {
             e.cost.work = Work::Copy;
@@ -229,8 +219,8 @@ class FloorModel {
       if (step.dep_tb >= 0 && step.dep_tb < static_cast<int>(algo_.gpus[e.rank].tbs.size()) && step.dep_step >= 0 &&
           step.dep_step < static_cast<int>(algo_.gpus[e.rank].tbs[step.dep_tb].steps.size()))
         in[i].push_back({flat(e.rank, step.dep_tb, step.dep_step), false, runtime_.dep_handoff.seconds(), false});
-      if (sends(e.type)) sent[{e.rank, tb.send_peer, tb.channel}].push_back(i);
-      if (receives(e.type)) received[{tb.recv_peer, e.rank, tb.channel}].push_back(i);
+      if (ir::op_sends(e.type)) sent[{e.rank, tb.send_peer, tb.channel}].push_back(i);
+      if (ir::op_receives(e.type)) received[{tb.recv_peer, e.rank, tb.channel}].push_back(i);
     }
     const bool per_line = forwards_per_line(algo_.protocol);
     for (const auto& [conn, senders] : sent) {
@@ -238,7 +228,7 @@ class FloorModel {
       if (it == received.end()) continue;
       for (std::size_t k = 0; k < std::min(senders.size(), it->second.size()); ++k) {
         const std::size_t snd = senders[k], rcv = it->second[k];
-        if (per_line && sends(entry_[rcv]->type)) {
+        if (per_line && ir::op_sends(entry_[rcv]->type)) {
           in[rcv].push_back({snd, true, 0.0, false});
           in[rcv].push_back({snd, false, 0.0, true});
         } else {

@@ -24,6 +24,8 @@ enum class BufferKind { Input, Output, Scratch };
 const char* to_string(Collective c);    // "allreduce", ...
 const char* to_string(Protocol p);      // "Simple", "LL", "LL128"
 const char* to_string(OpType t);        // "s", "r", "rcs", ...
+bool op_sends(OpType t);                // pushes data to its threadblock's send peer
+bool op_receives(OpType t);             // pops data from its threadblock's recv peer
 char to_char(BufferKind b);             // 'i', 'o', 's'
 std::optional<Collective> collective_from_string(std::string_view s);
 std::optional<Protocol> protocol_from_string(std::string_view s);  // case-insensitive ("ll128" ok)
