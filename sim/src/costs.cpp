@@ -17,6 +17,7 @@ ProtocolCosts protocol_costs(const ParamTable& params, ir::Protocol proto, topo:
   c.sync_pcie = SimTime::from_us(params.get("sim.sync." + p + ".pcie_us"));
   c.sync_net = SimTime::from_us(params.get("sim.sync." + p + ".net_us"));
   c.base = SimTime::from_us(params.get("sim.base." + p + "_us"));
+  c.net_proxy = SimTime::from_us(params.get("sim.net.proxy_us"));
   return c;
 }
 
@@ -36,6 +37,13 @@ SimTime sync_cost(const ProtocolCosts& costs, topo::PathClass cls) {
     case topo::PathClass::Net: return costs.sync_net;
     default: return costs.sync_pcie;
   }
+}
+
+SimTime transfer_alpha(const ProtocolCosts& costs, const topo::Route& route, bool with_sync) {
+  SimTime delay = route.latency;
+  if (with_sync) delay += sync_cost(costs, route.path_class);
+  if (route.path_class == topo::PathClass::Net) delay += costs.net_proxy;
+  return delay;
 }
 
 SimTime local_reduce_time(const ParamTable& params, topo::GpuArch arch, double bytes) {

@@ -15,6 +15,7 @@ struct ProtocolCosts {
   double gpu_bytes_per_s = 0.0;  // wire bytes/s a whole GPU issues in this protocol; 0 = no such cap
   SimTime sync_nvlink, sync_pcie, sync_net;  // per-step protocol cost beyond the route latency
   SimTime base;                  // per-collective launch and teardown
+  SimTime net_proxy;             // host proxy's cost per network transfer (sim.net.proxy_us)
 };
 
 ProtocolCosts protocol_costs(const ParamTable& params, ir::Protocol proto, topo::GpuArch arch);
@@ -33,6 +34,11 @@ bool forwards_per_line(ir::Protocol proto);
 
 // Per-step protocol cost for a route of this class (NVLink, PCIe/CPU, or network).
 SimTime sync_cost(const ProtocolCosts& costs, topo::PathClass cls);
+
+// A point-to-point transfer's alpha on `route`: its latency, the protocol's per-step sync (`with_sync`
+// false: a later slice of a pipelined step, whose handshake the first slice paid) and, across the
+// network, the host proxy.
+SimTime transfer_alpha(const ProtocolCosts& costs, const topo::Route& route, bool with_sync = true);
 
 // Time to reduce `bytes` locally: two reads and one write through HBM.
 SimTime local_reduce_time(const ParamTable& params, topo::GpuArch arch, double bytes);

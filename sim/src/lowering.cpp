@@ -35,14 +35,6 @@ PathId Lowering::route_path(int src, int dst, const ProtocolCosts& costs) {
   return p;
 }
 
-SimTime Lowering::transfer_alpha(int src, int dst, const ProtocolCosts& costs, bool with_sync) const {
-  const topo::Route& r = topo_.route(src, dst);
-  SimTime delay = r.latency;
-  if (with_sync) delay += sync_cost(costs, r.path_class);
-  if (r.path_class == topo::PathClass::Net) delay += SimTime::from_us(params_.get("sim.net.proxy_us"));
-  return delay;
-}
-
 Task Lowering::transfer_task(int src, int dst, double payload, const ProtocolCosts& costs, int track,
                              std::uint32_t label) {
   Task t;
@@ -57,14 +49,14 @@ Task Lowering::transfer_task(int src, int dst, double payload, const ProtocolCos
 TaskId Lowering::add_transfer(int src, int dst, double payload, const ProtocolCosts& costs, int track,
                               std::uint32_t label, bool with_sync, double weight) {
   Task t = transfer_task(src, dst, payload, costs, track, label);
-  t.delay = transfer_alpha(src, dst, costs, with_sync);
+  t.delay = transfer_alpha(costs, topo_.route(src, dst), with_sync);
   t.weight = weight;
   return graph_.add(t);
 }
 
 Lowering::StreamedTransfer Lowering::add_streamed_transfer(int src, int dst, double payload, const ProtocolCosts& costs,
                                                            SimTime turnaround, int track, std::uint32_t label) {
-  const TaskId head = add_local(turnaround + transfer_alpha(src, dst, costs, true), track, label);
+  const TaskId head = add_local(turnaround + transfer_alpha(costs, topo_.route(src, dst)), track, label);
   const TaskId flow = graph_.add(transfer_task(src, dst, payload, costs, track, label));
   graph_.depend(head, flow);
   return {head, flow};

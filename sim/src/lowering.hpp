@@ -54,7 +54,6 @@ class Lowering {
 
  private:
   PathId route_path(int src, int dst, const ProtocolCosts& costs);
-  SimTime transfer_alpha(int src, int dst, const ProtocolCosts& costs, bool with_sync) const;
   // A transfer's flow part (no alpha): bytes on the wire, the threadblock cap, the route.
   Task transfer_task(int src, int dst, double payload, const ProtocolCosts& costs, int track, std::uint32_t label);
   std::uint32_t issue_resource(int gpu, double capacity);

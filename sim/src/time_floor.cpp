@@ -114,14 +114,6 @@ class FloorModel {
     return rate;
   }
 
-  // Alpha of a transfer as Lowering::transfer_alpha charges it (always with the protocol sync: MSCCL
-  // steps are never later slices of a pipelined step).
-  SimTime alpha(const topo::Route& route) const {
-    SimTime delay = route.latency + sync_cost(costs_, route.path_class);
-    if (route.path_class == topo::PathClass::Net) delay += SimTime::from_us(params_.get("sim.net.proxy_us"));
-    return delay;
-  }
-
   // One entry per step, tb by tb in the lowering's order (ranks, tbs, steps).
   void cost_steps() {
     // Ranks and tbs by position (the checker ties rank and tb ids to them).
@@ -135,7 +127,8 @@ class FloorModel {
           Entry e{rank, static_cast<int>(b), static_cast<int>(s), step.type, static_cast<double>(std::max(step.count, 0)), {}};
           if (ir::op_sends(step.type) && valid_peer(rank, tb.send_peer)) {
             const topo::Route& route = topo_.route(rank, tb.send_peer);
-            SimTime fixed = alpha(route);
+            // Always with the protocol sync: MSCCL steps are never later slices of a pipelined step.
+            SimTime fixed = transfer_alpha(costs_, route);
             if (forwards_per_line(algo_.protocol) && ir::op_receives(step.type)) fixed += runtime_.line_forward;
             e.cost = {Work::Transfer, fixed.seconds(), link_rate(route)};
           } else if (step.type == ir::OpType::Copy) {

@@ -103,7 +103,6 @@ void lower_nvls_tree(Lowering& low, const NcclCall& call, bool fold) {
   const topo::Topology& topo = low.topo();
   const ProtocolCosts costs = protocol_costs(low.params(), ir::Protocol::Simple, low.arch());
   const double efficiency = low.params().get(std::string("sim.nvls.efficiency.") + topo::param_key(low.arch()));
-  const SimTime proxy = SimTime::from_us(low.params().get("sim.net.proxy_us"));
   const int g = topo.gpus_per_node();
   const int nnodes = topo.num_nodes();
   const std::vector<int> heads = head_locals(topo);
@@ -137,7 +136,7 @@ void lower_nvls_tree(Lowering& low, const NcclCall& call, bool fold) {
         f.links_by_head.push_back(route_links(topo, n * g + h, m * g + h));
       }
       f.network = r0.path_class == topo::PathClass::Net;
-      f.delay = r0.latency + sync_cost(costs, r0.path_class) + (f.network ? proxy : SimTime{});
+      f.delay = transfer_alpha(costs, r0);
       types.push_back(std::move(f));
       return static_cast<int>(types.size()) - 1;
     };

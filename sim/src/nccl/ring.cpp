@@ -87,16 +87,12 @@ void lower_ring_collective(Lowering& low, const NcclCall& call, const ProtocolCo
                            const std::vector<int>& order, int channel, double weight,
                            const std::vector<PathId>* folded) {
   const int p = low.topo().num_gpus();
-  const SimTime proxy = SimTime::from_us(low.params().get("sim.net.proxy_us"));
   auto send = [&](int i, double payload, int track, std::uint32_t label, bool with_sync) {
     if (folded == nullptr) {
       return low.add_transfer(order[i], order[(i + 1) % p], payload, costs, track, label, with_sync, weight);
     }
     // As Lowering::add_transfer, on the folded path.
-    const topo::Route& r = low.topo().route(order[i], order[(i + 1) % p]);
-    SimTime delay = r.latency;
-    if (with_sync) delay += sync_cost(costs, r.path_class);
-    if (r.path_class == topo::PathClass::Net) delay += proxy;
+    const SimTime delay = transfer_alpha(costs, low.topo().route(order[i], order[(i + 1) % p]), with_sync);
     return low.add_fabric_op((*folded)[i], payload / costs.wire_efficiency, costs.tb_bytes_per_s, delay, track, label,
                              weight);
   };

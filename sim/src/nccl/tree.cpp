@@ -36,15 +36,11 @@ void lower_tree_channel(Lowering& low, const NcclCall& call, const ProtocolCosts
                         const std::string& name, double weight, const FoldedSends* folded) {
   const topo::Topology& topo = low.topo();
   const int p = topo.num_gpus();
-  const SimTime proxy = SimTime::from_us(low.params().get("sim.net.proxy_us"));
   auto send = [&](int src, int dst, double payload, int track, std::uint32_t label) {
     if (folded == nullptr) return low.add_transfer(src, dst, payload, costs, track, label, true, weight);
     // As Lowering::add_transfer, on the folded path.
-    const topo::Route& r = topo.route(src, dst);
-    SimTime delay = r.latency + sync_cost(costs, r.path_class);
-    if (r.path_class == topo::PathClass::Net) delay += proxy;
-    return low.add_fabric_op(folded->at({src, dst}), payload / costs.wire_efficiency, costs.tb_bytes_per_s, delay,
-                             track, label, weight);
+    return low.add_fabric_op(folded->at({src, dst}), payload / costs.wire_efficiency, costs.tb_bytes_per_s,
+                             transfer_alpha(costs, topo.route(src, dst)), track, label, weight);
   };
   const std::uint32_t up_label = low.graph().add_label("tree reduce");
   const std::uint32_t down_label = low.graph().add_label("tree broadcast");
