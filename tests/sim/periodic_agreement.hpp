@@ -11,14 +11,10 @@ namespace ccforge::sim::periodic_testing {
 
 inline CallSpec half(ByteCount bytes) { return CallSpec{bytes, *data_type_from_string("half")}; }
 
-inline ByteCount tile_of(ir::Protocol p) {
-  // formats.md §1.7, as msccl_lowering.cpp iterates (Simple per 512 KiB slot).
-  return p == ir::Protocol::LL ? 32768 : p == ir::Protocol::LL128 ? 576000 : 524288;
-}
-
 // A size whose chunks hold `tiles` whole tiles and a partial one (a third of a tile, whole elements).
 inline ByteCount size_with_partial_tile(const ir::Algorithm& algo, ByteCount tiles) {
-  const ByteCount chunk = tiles * tile_of(algo.protocol) + (tile_of(algo.protocol) / 3 / 2) * 2;
+  const ByteCount tile = msccl_tile_bytes(algo.protocol);
+  const ByteCount chunk = tiles * tile + (tile / 3 / 2) * 2;
   const ByteCount executor_bytes = chunk * algo.nchunksperloop;
   // nccl-tests size from the executor's nBytes (they differ only for gather and scatter).
   return executor_bytes * ir::ranks_in_size(algo.collective, algo.ngpus) / ir::size_multiplier(algo.collective, algo.ngpus);
