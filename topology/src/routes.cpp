@@ -1,13 +1,14 @@
 #include "routes.hpp"
 
 #include <boost/graph/dijkstra_shortest_paths.hpp>
-#include <boost/graph/filtered_graph.hpp>
 #include <boost/property_map/property_map.hpp>
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
 #include <set>
+#include <utility>
 
 namespace ccforge::topo {
 namespace {
@@ -51,52 +52,32 @@ double link_weight(const Link& l, double widest) {
 
 bool is_host_link(LinkKind kind) { return kind == LinkKind::Pcie || kind == LinkKind::CpuInterconnect; }
 
-// The host links (PCIe, CPU interconnect) over the topology's vertices, for paths inside one node.
-using HostGraph = boost::adjacency_list<boost::vecS, boost::vecS, boost::directedS, boost::no_property,
-                                        boost::property<boost::edge_weight_t, double,
-                                                        boost::property<boost::edge_index_t, std::uint32_t>>>;
-
-HostGraph host_graph(const GraphData& g, double widest) {
-  HostGraph h(g.vertices.size());
-  for (std::uint32_t i = 0; i < g.links.size(); ++i) {
-    const Link& l = g.links[i];
-    if (!is_host_link(l.kind)) continue;
-    boost::add_edge(l.src.v, l.dst.v,
-                    HostGraph::edge_property_type(link_weight(l, widest), HostGraph::edge_property_type::next_type(i)), h);
-  }
-  return h;
-}
-
-// Keeps the edges a path from `from` may take: none out of another GPU or NIC (no relaying through them).
-struct LeavesNoOtherEndpoint {
-  const GraphData* g = nullptr;
-  const HostGraph* h = nullptr;
-  std::size_t from = 0;
-  bool operator()(HostGraph::edge_descriptor e) const {
-    const std::size_t v = boost::source(e, *h);
-    const VertexKind kind = g->vertices[v].kind;
-    return v == from || (kind != VertexKind::Gpu && kind != VertexKind::Nic);
-  }
-};
-
-// Cheapest path from `from` to `to` over host links only (a GPU and its NIC inside one node), never
+// Cheapest path from `from` to `to` over PCIe and CPU links only (a GPU and its NIC inside one node), never
 // relaying through another GPU or NIC; empty when there is none.
-std::vector<LinkId> host_path(const GraphData& g, const HostGraph& h, VertexId from, VertexId to) {
-  const boost::filtered_graph<HostGraph, LeavesNoOtherEndpoint> paths(h, LeavesNoOtherEndpoint{&g, &h, from.v});
-  const std::size_t n = boost::num_vertices(h);
-  std::vector<double> dist(n, std::numeric_limits<double>::infinity());
-  std::vector<HostGraph::edge_descriptor> pred(n);
-  const auto index = boost::get(boost::vertex_index, h);
-  boost::dijkstra_shortest_paths(
-      paths, from.v,
-      boost::distance_map(boost::make_iterator_property_map(dist.begin(), index))
-          .distance_inf(std::numeric_limits<double>::infinity())
-          .visitor(boost::make_dijkstra_visitor(boost::record_edge_predecessors(
-              boost::make_iterator_property_map(pred.begin(), index), boost::on_edge_relaxed()))));
+std::vector<LinkId> host_path(const GraphData& g, const std::vector<std::vector<std::uint32_t>>& host_out, double widest,
+                              VertexId from, VertexId to) {
+  std::map<std::uint32_t, std::pair<double, std::uint32_t>> best;  // vertex -> (weight, link in)
+  std::set<std::pair<double, std::uint32_t>> frontier{{0.0, from.v}};
+  best[from.v] = {0.0, std::numeric_limits<std::uint32_t>::max()};
+  while (!frontier.empty()) {
+    const auto [d, v] = *frontier.begin();
+    frontier.erase(frontier.begin());
+    if (v == to.v) break;
+    const VertexKind kind = g.vertices[v].kind;
+    if (v != from.v && (kind == VertexKind::Gpu || kind == VertexKind::Nic)) continue;
+    for (std::uint32_t i : host_out[v]) {
+      const std::uint32_t w = g.links[i].dst.v;
+      const double nd = d + link_weight(g.links[i], widest);
+      const auto it = best.find(w);
+      if (it != best.end() && it->second.first <= nd) continue;
+      if (it != best.end()) frontier.erase({it->second.first, w});
+      best[w] = {nd, i};
+      frontier.insert({nd, w});
+    }
+  }
   std::vector<LinkId> path;
-  if (std::isinf(dist[to.v])) return path;
-  const auto edge_index = boost::get(boost::edge_index, h);
-  for (std::size_t v = to.v; v != from.v; v = boost::source(pred[v], h)) path.push_back(LinkId{edge_index[pred[v]]});
+  if (!best.count(to.v)) return path;
+  for (std::uint32_t v = to.v; v != from.v; v = g.links[best[v].second].src.v) path.push_back(LinkId{best[v].second});
   std::reverse(path.begin(), path.end());
   return path;
 }
@@ -137,7 +118,10 @@ void RouteFinder::add_edge(std::size_t src, std::size_t dst, double weight, std:
 // costs slightly less than the shared one.
 template <class RoutedDst>
 void RouteFinder::add_own_nic_paths(double widest, const RoutedDst& routed_dst) {
-  const HostGraph host = host_graph(data_, widest);
+  std::vector<std::vector<std::uint32_t>> host_out(data_.vertices.size());
+  for (std::uint32_t i = 0; i < data_.links.size(); ++i) {
+    if (is_host_link(data_.links[i].kind)) host_out[data_.links[i].src.v].push_back(i);
+  }
   auto add_chain = [&](const std::vector<LinkId>& path, double bonus) {
     std::size_t from = data_.links[path.front().v].src.v;
     for (std::size_t k = 0; k < path.size(); ++k) {
@@ -149,8 +133,8 @@ void RouteFinder::add_own_nic_paths(double widest, const RoutedDst& routed_dst) 
   };
   for (const GpuInfo& gpu : data_.gpus) {
     if (!gpu.nearest_nic) continue;
-    const std::vector<LinkId> in = host_path(data_, host, *gpu.nearest_nic, gpu.vertex);
-    const std::vector<LinkId> out = host_path(data_, host, gpu.vertex, *gpu.nearest_nic);
+    const std::vector<LinkId> in = host_path(data_, host_out, widest, *gpu.nearest_nic, gpu.vertex);
+    const std::vector<LinkId> out = host_path(data_, host_out, widest, gpu.vertex, *gpu.nearest_nic);
     if (!in.empty()) add_chain(in, kOwnNicIngressBonus);
     if (!out.empty()) add_chain(out, 0.0);
   }
