@@ -39,6 +39,20 @@ INSTANTIATE_TEST_SUITE_P(Sizes, CudaRingAllReduce,
                          ::testing::Combine(::testing::Values(2, 8), ::testing::Values(ir::Protocol::Simple, ir::Protocol::LL),
                                             ::testing::Values(std::size_t{5}, std::size_t{300000}), ::testing::Bool()));
 
+// 8 ranks x 40 channels: 320 threadblocks on a one-GPU machine, more than fit there at 512 threads
+// each (264 on an H200), so the launch must shrink its blocks; on 8 GPUs each runs 40.
+TEST(CudaBackend, RunsMoreThreadblocksThanFitAtFullBlockSize) {
+  SKIP_WITHOUT_GPU();
+  constexpr int kRanks = 8, kChannels = 40;
+  const ir::Algorithm algo = testing::ring_allreduce(kRanks, ir::Protocol::Simple, kChannels);
+  const CallSpec call{ir::Collective::AllReduce, std::size_t{kRanks} * kChannels * 1000, DataType::Float, RedOp::Sum, false};
+  auto on_gpu = testing::make_buffers(call, kRanks);
+  auto on_host = on_gpu;
+  make_cuda_backend()->run(algo, call, on_gpu, 2);
+  make_host_backend()->run(algo, call, on_host, 2);
+  for (int r = 0; r < kRanks; ++r) ASSERT_EQ(on_gpu[static_cast<std::size_t>(r)].recv, on_host[static_cast<std::size_t>(r)].recv) << "rank " << r;
+}
+
 TEST(CudaBackend, DeadlockBecomesAnErrorNotAHang) {
   SKIP_WITHOUT_GPU();
   ir::Algorithm algo = testing::empty_algorithm(ir::Collective::AllReduce, 2, 1, ir::Protocol::Simple);

@@ -85,7 +85,8 @@ class CudaRun {
         if (blocks == 0) continue;
         args[static_cast<std::size_t>(d)].call_index = static_cast<std::uint64_t>(c);
         check_cuda(cudaSetDevice(d), "cudaSetDevice");
-        check_cuda(launch_interpreter(static_cast<DeviceType>(call_.dtype), args[static_cast<std::size_t>(d)], blocks, streams[static_cast<std::size_t>(d)]),
+        check_cuda(launch_interpreter(static_cast<DeviceType>(call_.dtype), args[static_cast<std::size_t>(d)], blocks, threads_[static_cast<std::size_t>(d)],
+                                      streams[static_cast<std::size_t>(d)]),
                    "launching the interpreter with " + std::to_string(blocks) + " blocks");
       }
     }
@@ -99,14 +100,21 @@ class CudaRun {
     return Timing{std::chrono::duration<double, std::micro>(t1 - t0).count() / calls, calls};
   }
 
-  void check_coresidency() const {
+  // Picks per GPU the largest block size at which all its threadblocks are co-resident.
+  void choose_block_sizes() {
+    threads_.assign(static_cast<std::size_t>(devices_), kMaxThreadsPerBlock);
     for (int d = 0; d < devices_; ++d) {
-      int fit = 0;
-      check_cuda(max_coresident_blocks(static_cast<DeviceType>(call_.dtype), d, &fit), "occupancy query");
       const auto need = static_cast<int>(tbs_[static_cast<std::size_t>(d)].size());
+      int& threads = threads_[static_cast<std::size_t>(d)];
+      int fit = 0;
+      for (;; threads /= 2) {
+        check_cuda(max_coresident_blocks(static_cast<DeviceType>(call_.dtype), d, threads, &fit), "occupancy query");
+        if (fit >= need || threads == kMinThreadsPerBlock) break;
+      }
       if (need > fit)
         throw DiagError(Diag{{algo_.source_file, 0}, "GPU " + std::to_string(d) + " must run " + std::to_string(need) +
-                                 " threadblocks at once but only " + std::to_string(fit) + " fit (they spin-wait on each other)",
+                                 " threadblocks at once but only " + std::to_string(fit) + " fit even at " + std::to_string(threads) +
+                                 " threads each (they spin-wait on each other)",
                              "use more GPUs or an algorithm with fewer threadblocks per rank"});
     }
   }
@@ -229,6 +237,7 @@ class CudaRun {
   std::vector<char*> recv_base_;
   std::vector<DeviceStep> steps_;
   std::vector<std::vector<DeviceTb>> tbs_;
+  std::vector<int> threads_;  // block size per GPU
   std::vector<DeviceConnection> connections_;
   std::vector<std::pair<int, int>> endpoints_;  // (sending tb, receiving tb) per connection
   std::map<ConnectionKey, int> connection_index_;
@@ -253,7 +262,7 @@ class CudaBackend final : public Backend {
     check_runnable(algo, call, plan);
     check_buffers(algo, call, buffers);
     CudaRun run(algo, call, plan, std::min(devices_, algo.ngpus), options_);
-    run.check_coresidency();
+    run.choose_block_sizes();
     run.upload(buffers);
     const Timing t = run.execute(iterations);
     run.download(buffers);

@@ -234,22 +234,22 @@ cudaError_t dispatch(DeviceType type, F f) {
 
 }  // namespace
 
-cudaError_t max_coresident_blocks(DeviceType type, int device, int* blocks) {
+cudaError_t max_coresident_blocks(DeviceType type, int device, int threads, int* blocks) {
   int sms = 0;
   if (cudaError_t e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device); e != cudaSuccess) return e;
   return dispatch(type, [&](auto kernel) {
     int per_sm = 0;
-    const cudaError_t e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kThreadsPerBlock, 0);
+    const cudaError_t e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, 0);
     *blocks = per_sm * sms;
     return e;
   });
 }
 
-cudaError_t launch_interpreter(DeviceType type, const KernelArgs& args, int blocks, cudaStream_t stream) {
+cudaError_t launch_interpreter(DeviceType type, const KernelArgs& args, int blocks, int threads, cudaStream_t stream) {
   return dispatch(type, [&](auto kernel) {
     KernelArgs copy = args;
     void* params[] = {&copy};
-    return cudaLaunchCooperativeKernel(reinterpret_cast<void*>(kernel), dim3(blocks), dim3(kThreadsPerBlock), params, 0, stream);
+    return cudaLaunchCooperativeKernel(reinterpret_cast<void*>(kernel), dim3(blocks), dim3(threads), params, 0, stream);
   });
 }
 

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Packs a CUDA build of ccforge for a bare GPU machine that has the CUDA driver and NCCL but none of the
+# Debian packages the build needs (Boost, oneTBB, fmt, pugixml): the binaries gpu-check.sh runs plus the
+# shared libraries they load that are not part of glibc, libstdc++, the driver or NCCL. Build here, copy
+# or carry BUNDLE_DIR there, then run there:
+#   source BUNDLE_DIR/env.sh && SKIP_BUILD=1 scripts/gpu-check.sh BUNDLE_DIR/build
+# Usage: scripts/gpu-bundle.sh [BUNDLE_DIR] (default .gpu; the build itself goes to build-gpu/).
+set -euo pipefail
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+bundle=${1:-$root/.gpu}
+build=$root/build-gpu
+configure=$(cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCCFORGE_BUILD_BENCH=OFF)
+grep -q "CUDA backend ON" <<< "$configure" ||
+  { echo "gpu-bundle: CMake did not enable the CUDA backend (is nvcc on PATH or under /usr/local/cuda?)" >&2; exit 2; }
+cmake --build "$build" -j"$(nproc)" --target ccforge executor_cuda_test
+
+rm -rf "$bundle"
+mkdir -p "$bundle/build/tests/executor" "$bundle/lib"
+cp "$build/ccforge" "$bundle/build/"
+cp "$build/tests/executor/executor_cuda_test" "$bundle/build/tests/executor/"
+ldd "$build/ccforge" "$build/tests/executor/executor_cuda_test" | awk '$2 == "=>" {print $1, $3}' | sort -u |
+  while read -r name path; do
+    case $name in
+      libc.so*|libm.so*|libdl.so*|librt.so*|libpthread.so*|libstdc++.so*|libgcc_s.so*|libcuda.so*|libnccl.so*) ;;
+      *) cp -L "$path" "$bundle/lib/" ;;
+    esac
+  done
+
+# NCCL is taken from the machine: CUDA's lib folders, else the nvidia-nccl wheel of its Python.
+cat > "$bundle/env.sh" <<'ENV'
+bundle_lib=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/lib
+nccl_dir=$(for d in /usr/local/cuda/lib64 /usr/local/cuda/lib; do [[ -e $d/libnccl.so.2 ]] && echo "$d" && break; done)
+[[ -n $nccl_dir ]] || nccl_dir=$(python3 -c 'import nvidia.nccl, os; print(os.path.join(list(nvidia.nccl.__path__)[0], "lib"))' 2>/dev/null || true)
+export LD_LIBRARY_PATH=$bundle_lib:${nccl_dir:+$nccl_dir:}/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
+ENV
+echo "gpu-bundle: $(du -sh "$bundle" | cut -f1) in $bundle; libraries: $(ls "$bundle/lib" | tr '\n' ' ')"
