@@ -26,6 +26,7 @@
 #include <string>
 
 #include "ccforge/search/search.hpp"
+#include "ccforge/sim/sim.hpp"
 #include "ccforge/topology/topology.hpp"
 
 namespace ccforge::search {
@@ -37,21 +38,11 @@ using C = ir::Collective;
 // The simulator's parameters a bound uses; all neutral (raw hardware) without its table.
 struct Model {
   const ParamTable* table = nullptr;
+  topo::GpuArch gpu_arch;
   std::string arch;  // topo::param_key of the GPUs
 
   double get(const std::string& name, double raw) const { return table ? table->get(name) : raw; }
-  // As sim/src/costs.cpp link_efficiency: NVLink, NVSwitch and xGMI by GPU architecture, network links
-  // by one figure, every other link at its line rate.
-  double link_efficiency(topo::LinkKind kind) const {
-    switch (kind) {
-      case topo::LinkKind::NvLink:
-      case topo::LinkKind::NvSwitch:
-      case topo::LinkKind::Xgmi: return get("sim.link.nvlink.efficiency." + arch, 1.0);
-      case topo::LinkKind::Nic:
-      case topo::LinkKind::Network: return get("sim.link.net.efficiency", 1.0);
-      default: return 1.0;
-    }
-  }
+  double link_efficiency(topo::LinkKind kind) const { return table ? sim::link_efficiency(*table, kind, gpu_arch) : 1.0; }
   // Smallest per-call base of a non-NVLS call: NCCL's per protocol (sim.base.*) or the MSCCL runtime's.
   SimTime launch() const {
     if (!table) return SimTime{0};
@@ -176,7 +167,7 @@ double nvls_port_bytes(const topo::Topology& topo, C coll, double n) {
 }  // namespace
 
 LowerBound lower_bound(const topo::Topology& topo, ir::Collective coll, ByteCount bytes, const ParamTable* sim_params) {
-  const Model model{sim_params, topo::param_key(topo.gpu(0).arch)};
+  const Model model{sim_params, topo.gpu(0).arch, topo::param_key(topo.gpu(0).arch)};
   const double n = static_cast<double>(bytes);  // alltoall: the per-rank send buffer, same argument
   const std::vector<double> inject = port_rates(topo, model, true), eject = port_rates(topo, model, false);
   const SimTime first_hop = fastest_route(topo);

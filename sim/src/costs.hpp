@@ -44,8 +44,4 @@ SimTime transfer_alpha(const ProtocolCosts& costs, const topo::Route& route, boo
 SimTime local_reduce_time(const ParamTable& params, topo::GpuArch arch, double bytes);
 SimTime local_copy_time(const ParamTable& params, topo::GpuArch arch, double bytes);
 
-// Achievable fraction of a link's raw rate (header and flow-control overhead), by link kind; NVLink
-// by the architecture of the GPUs it joins.
-double link_efficiency(const ParamTable& params, topo::LinkKind kind, topo::GpuArch arch);
-
 }  // namespace ccforge::sim

@@ -26,6 +26,10 @@ struct SimParams {
   ParamTable table = default_sim_params();
 };
 
+// Achievable fraction of a link's raw rate (header and flow-control overhead) under `params`, by link
+// kind; NVLink by the architecture of the GPUs it joins. Lower bounds use it to stay true for the sim.
+double link_efficiency(const ParamTable& params, topo::LinkKind kind, topo::GpuArch arch);
+
 // Reads a profile (`ccforge calibrate` output) and splits it between its two owners: "sim." entries
 // are applied to `params`; "link." entries come back as topology load options. Any other name, and a
 // name either table does not know, is a DiagError at its profile line.
