@@ -1,14 +1,15 @@
 // Hierarchical two-level algorithms for multi-node clusters (algorithms.md §8.1, §8.6; BlueConnect,
 // Cho et al. SysML 2019; MSCCL alltoall_a100_two_step). Rank (n, a) = n * g + a on node n, local
-// index a. Intra-node phases are direct all-pairs; inter-node phases run one ring per rail (same local
-// index on every node, so each NIC carries only its GPU's shard).
+// index a. Intra-node phases are direct all-pairs; inter-node phases run per rail (same local index on
+// every node, so each NIC carries only its GPU's shard): rings, or for allreduce on 4, 8, 16, ... nodes
+// recursive halving/doubling.
 // Channels: every phase has its own pair, so the executor, which repeats the program per tile, overlaps
 // tile i's later phases with tile i+1's earlier ones instead of queueing them on shared threadblocks.
-// Within a pair the two directions between two ranks (intra: lower to higher local index or back;
-// rings: from an even or odd node) use different channels and so different threadblocks: on one shared
-// tb the rank whose receive comes first in program order waits for it before sending, which turns both
-// directions of every exchange into one after the other (gen_direct.cpp does the same).
-//   allreduce:     intra reduce-scatter -> per-rail ring allreduce of the shard -> intra allgather
+// Within a pair the two directions between two ranks (intra and halving/doubling: lower to higher index
+// or back; rings: from an even or odd node) use different channels and so different threadblocks: on
+// one shared tb the rank whose receive comes first in program order waits for it before sending, which
+// turns both directions of every exchange into one after the other (gen_direct.cpp does the same).
+//   allreduce:     intra reduce-scatter -> per-rail allreduce of the shard -> intra allgather
 //   allgather:     per-rail ring allgather -> intra allgather of the N gathered blocks
 //   reducescatter: intra reduce-scatter onto rails -> per-rail ring reduce-scatter
 //   alltoall:      two-step: gather by destination rail in scratch, then one message per node pair
@@ -32,36 +33,69 @@ constexpr int kInterFirst = 2;  // the rail rings (allreduce: their reduce-scatt
 constexpr int kInterGather = 4;  // allreduce: the allgather hops of the rail rings
 constexpr int kIntraLast = 6;   // allreduce: the closing intra-node allgather
 
-int intra(int phase, int from, int to) { return phase + (from < to ? 0 : 1); }
+int by_direction(int phase, int from, int to) { return phase + (from < to ? 0 : 1); }
 int ring(int phase, int from_node) { return phase + from_node % 2; }
+
+// Rail l's allreduce of its shard (N segments of k chunks at l * N * k on every node of the rail).
+// Ring: 2(N-1) dependent hops of one segment each per tile.
+void rail_ring(Program& prog, const Grid& G, int l) {
+  const int N = G.nodes;
+  auto index = [&](int seg) { return l * N * G.k + seg * G.k; };
+  for (int hop = 0; hop + 1 < N; ++hop)
+    for (int c = 0; c < N; ++c) {
+      const int from = (c + 1 + hop) % N;
+      prog.send_reduce(in(G.rank(from, l), index(c), G.k), in(G.rank((from + 1) % N, l), index(c), G.k), ring(kInterFirst, from));
+    }
+  for (int hop = 0; hop + 1 < N; ++hop)
+    for (int c = 0; c < N; ++c) {
+      const int from = (c + hop) % N;
+      prog.send(in(G.rank(from, l), index(c), G.k), in(G.rank((from + 1) % N, l), index(c), G.k), ring(kInterGather, from));
+    }
+}
+
+// Recursive halving then doubling (Rabenseifner; Thakur et al., IJHPCA 2005) over the rail's nodes:
+// the same NIC bytes as the ring, 2(N-1)/N of the shard, in 2 log2 N exchanges instead of 2(N-1)
+// hops, so a tile pays the network latency 8 times at 16 nodes instead of 30. At two nodes both are
+// the same single exchange, so the ring (and its files) stays.
+bool rail_halving_fits(int nodes) { return nodes > 2 && (nodes & (nodes - 1)) == 0; }
+
+void rail_halving_doubling(Program& prog, const Grid& G, int l) {
+  const int N = G.nodes, k = G.k;
+  auto range = [&](int rank, int seg, int count) { return in(rank, l * N * k + seg * k, count * k); };
+  // Halving: at distance d node n keeps the half of its current range whose d-bit matches its own
+  // and adds its partner's copy into it; after the last step node n holds segment n reduced.
+  for (int d = N / 2; d >= 1; d /= 2)
+    for (int n = 0; n < N; ++n) {
+      const int partner = n ^ d, lo = n & ~(2 * d - 1), sent = lo + ((partner & d) ? d : 0);
+      prog.send_reduce(range(G.rank(n, l), sent, d), range(G.rank(partner, l), sent, d), by_direction(kInterFirst, n, partner));
+    }
+  // Doubling: the reverse exchanges hand every node its partner's reduced range.
+  for (int d = 1; d < N; d *= 2)
+    for (int n = 0; n < N; ++n) {
+      const int partner = n ^ d, own = n & ~(d - 1);
+      prog.send(range(G.rank(n, l), own, d), range(G.rank(partner, l), own, d), by_direction(kInterGather, n, partner));
+    }
+}
 
 void hier_allreduce(Program& prog, const Grid& G) {
   const int N = G.nodes, shard = N * G.k;
   for (int n = 0; n < N; ++n) {
     for (int a = 0; a < G.g; ++a)
       for (int l = 0; l < G.g; ++l)
-        if (l != a) prog.send(in(G.rank(n, a), l * shard, shard), scratch(G.rank(n, l), a * shard, shard), intra(kIntraFirst, a, l));
+        if (l != a) prog.send(in(G.rank(n, a), l * shard, shard), scratch(G.rank(n, l), a * shard, shard), by_direction(kIntraFirst, a, l));
     for (int l = 0; l < G.g; ++l)
       for (int a = 0; a < G.g; ++a)
         if (a != l) prog.reduce(scratch(G.rank(n, l), a * shard, shard), in(G.rank(n, l), l * shard, shard));
   }
-  for (int l = 0; l < G.g; ++l) {
-    auto index = [&](int seg) { return l * shard + seg * G.k; };
-    for (int hop = 0; hop + 1 < N; ++hop)
-      for (int c = 0; c < N; ++c) {
-        const int from = (c + 1 + hop) % N;
-        prog.send_reduce(in(G.rank(from, l), index(c), G.k), in(G.rank((from + 1) % N, l), index(c), G.k), ring(kInterFirst, from));
-      }
-    for (int hop = 0; hop + 1 < N; ++hop)
-      for (int c = 0; c < N; ++c) {
-        const int from = (c + hop) % N;
-        prog.send(in(G.rank(from, l), index(c), G.k), in(G.rank((from + 1) % N, l), index(c), G.k), ring(kInterGather, from));
-      }
+  if (rail_halving_fits(N)) {
+    for (int l = 0; l < G.g; ++l) rail_halving_doubling(prog, G, l);
+  } else {
+    for (int l = 0; l < G.g; ++l) rail_ring(prog, G, l);
   }
   for (int n = 0; n < N; ++n)
     for (int l = 0; l < G.g; ++l)
       for (int a = 0; a < G.g; ++a)
-        if (a != l) prog.send(in(G.rank(n, l), l * shard, shard), in(G.rank(n, a), l * shard, shard), intra(kIntraLast, l, a));
+        if (a != l) prog.send(in(G.rank(n, l), l * shard, shard), in(G.rank(n, a), l * shard, shard), by_direction(kIntraLast, l, a));
 }
 
 void hier_allgather(Program& prog, const Grid& G) {
@@ -78,7 +112,7 @@ void hier_allgather(Program& prog, const Grid& G) {
         for (int b = 0; b < G.g; ++b) {
           if (b == a) continue;
           const int owner = G.rank(m, a), from = G.rank(n, a);
-          prog.send(m == n ? in(from, 0, k) : out(from, owner * k, k), out(G.rank(n, b), owner * k, k), intra(kIntraFirst, a, b));
+          prog.send(m == n ? in(from, 0, k) : out(from, owner * k, k), out(G.rank(n, b), owner * k, k), by_direction(kIntraFirst, a, b));
         }
 }
 
@@ -92,7 +126,7 @@ void hier_reducescatter(Program& prog, const Grid& G) {
     for (int a = 0; a < G.g; ++a)
       for (int m = 0; m < N; ++m)
         for (int l = 0; l < G.g; ++l)
-          if (l != a) prog.send(in(G.rank(n, a), G.rank(m, l) * k, k), scratch(G.rank(n, l), slot(a, m), k), intra(kIntraFirst, a, l));
+          if (l != a) prog.send(in(G.rank(n, a), G.rank(m, l) * k, k), scratch(G.rank(n, l), slot(a, m), k), by_direction(kIntraFirst, a, l));
     for (int l = 0; l < G.g; ++l) {
       const int self = G.rank(n, l);
       for (int m = 0; m < N; ++m) prog.copy(in(self, G.rank(m, l) * k, k), scratch(self, slot(l, m), k));
@@ -119,18 +153,18 @@ void hier_alltoall(Program& prog, const Grid& G) {
           const int self = G.rank(n, a), dest = G.rank(m, b);
           if (m == n) {
             if (b == a) prog.copy(in(self, dest * k, k), out(self, self * k, k));
-            else prog.send(in(self, dest * k, k), out(dest, self * k, k), intra(kIntraFirst, a, b));
+            else prog.send(in(self, dest * k, k), out(dest, self * k, k), by_direction(kIntraFirst, a, b));
           } else if (b == a) {
             prog.copy(in(self, dest * k, k), scratch(self, (m * g + a) * k, k));
           } else {
-            prog.send(in(self, dest * k, k), scratch(G.rank(n, b), (m * g + a) * k, k), intra(kIntraFirst, a, b));
+            prog.send(in(self, dest * k, k), scratch(G.rank(n, b), (m * g + a) * k, k), by_direction(kIntraFirst, a, b));
           }
         }
   // Rank (n,b) holds, contiguously, the g blocks node n sends to (m,b): one message per node pair.
   for (int n = 0; n < N; ++n)
     for (int b = 0; b < g; ++b)
       for (int m = 0; m < N; ++m)
-        if (m != n) prog.send(scratch(G.rank(n, b), m * g * k, g * k), out(G.rank(m, b), n * g * k, g * k), intra(kInterFirst, n, m));
+        if (m != n) prog.send(scratch(G.rank(n, b), m * g * k, g * k), out(G.rank(m, b), n * g * k, g * k), by_direction(kInterFirst, n, m));
 }
 
 }  // namespace
