@@ -7,6 +7,7 @@
 #include <fmt/core.h>
 
 #include "ccforge/search/search.hpp"
+#include "ccforge/topology/topology.hpp"
 
 namespace ccforge::search {
 namespace {
@@ -145,6 +146,25 @@ TEST(SearchNames, SayHowTheCandidateWasMade) {
   ASSERT_TRUE(g.algorithm) << g.why_not;
   EXPECT_EQ(g.algorithm->name, "ring_c2_i4_k1_LL128");
   EXPECT_EQ(g.algorithm->nchannels, 8);
+}
+
+// enumerate_candidates builds each grid point once, with Simple, and relabels it for LL and LL128:
+// every accepted candidate must be exactly what its generator builds for its request.
+TEST(SearchCandidates, ProtocolOnlyRelabelsTheSchedule) {
+  for (const char* name : {"mi300x.xml", "dgx1-v100.xml"}) {
+    const topo::Topology t = topo::load_topology(std::string(CCFORGE_SOURCE_DIR) + "/data/topologies/" + name);
+    for (C coll : {C::AllReduce, C::AllGather}) {
+      int relabelled = 0;
+      for (const Candidate& c : enumerate_candidates(t, coll).accepted) {
+        if (c.request.protocol == ir::Protocol::Simple) continue;
+        const Generated g = try_generate(*find_generator(c.generator), c.request);
+        ASSERT_TRUE(g.algorithm) << c.name << ": " << g.why_not;
+        EXPECT_EQ(ir::to_msccl_xml(c.algorithm), ir::to_msccl_xml(*g.algorithm)) << name << " " << c.name;
+        ++relabelled;
+      }
+      EXPECT_GT(relabelled, 0) << name << " " << ir::to_string(coll);
+    }
+  }
 }
 
 // Direct exchanges give each direction of a peer pair its own tb, so no rank receives before it sends.

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "ccforge/search/search.hpp"
+#include "ccforge/topology/topology.hpp"
 
 namespace ccforge::search {
 namespace {
@@ -50,6 +51,25 @@ TEST(SearchTreePacking, TreesSpanAndAreRootedWhereClaimed) {
       }
     }
   }
+}
+
+// synthesis_tree_sets stops adding trees per root once a packing reaches the rate no packing can pass
+// (tree_sets.cpp); on the MI300X full mesh one tree per root reaches it in every traffic direction.
+TEST(SearchTreePacking, MoreTreesPerRootDoNotBeatOnePerRootOnTheMi300xMesh) {
+  const topo::Topology t = topo::load_topology(std::string(CCFORGE_SOURCE_DIR) + "/data/topologies/mi300x.xml");
+  for (TreeTraffic traffic : {TreeTraffic::Down, TreeTraffic::Up, TreeTraffic::Both}) {
+    const PackingGraph graph = packing_graph(t, traffic);
+    const auto single = pack_trees(graph, 1);
+    ASSERT_TRUE(single);
+    for (int trees = 2; trees <= 8; ++trees) {
+      const auto packing = pack_trees(graph, trees);
+      ASSERT_TRUE(packing);
+      EXPECT_LE(packing->packed_rate.bytes_per_s, single->packed_rate.bytes_per_s * (1 + 1e-9)) << trees << " trees per root";
+      EXPECT_LE(packing->packed_rate.bytes_per_s, packing->optimal_rate.bytes_per_s * (1 + 1e-5));
+    }
+  }
+  for (ir::Collective coll : {ir::Collective::AllGather, ir::Collective::ReduceScatter, ir::Collective::AllReduce})
+    EXPECT_EQ(synthesis_tree_sets(t, coll).size(), 1u) << ir::to_string(coll);
 }
 
 TEST(SearchTreePacking, DisconnectedGraphIsRejected) {

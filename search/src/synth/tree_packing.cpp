@@ -15,7 +15,7 @@
 #include <boost/graph/adjacency_list.hpp>
 #include <boost/graph/push_relabel_max_flow.hpp>
 
-#include "ccforge/search/search.hpp"
+#include "tree_packing.hpp"
 
 namespace ccforge::search {
 
@@ -28,61 +28,69 @@ using FlowGraph = boost::adjacency_list<
                     boost::property<boost::edge_residual_capacity_t, long,
                                     boost::property<boost::edge_reverse_t, Traits::edge_descriptor>>>>;
 
-void add_arc(FlowGraph& g, int u, int v, long cap) {
-  auto cap_map = boost::get(boost::edge_capacity, g);
-  auto rev_map = boost::get(boost::edge_reverse, g);
-  auto e = boost::add_edge(static_cast<std::size_t>(u), static_cast<std::size_t>(v), g).first;
-  auto r = boost::add_edge(static_cast<std::size_t>(v), static_cast<std::size_t>(u), g).first;
-  cap_map[e] = cap;
-  cap_map[r] = 0;
-  rev_map[e] = r;
-  rev_map[r] = e;
-}
-
 // Max-flow runs on integer capacities (push-relabel's flow check is exact): capacities in units of a
 // millionth of the narrowest link, so the optimal rate is found to one part in a million.
-struct IntegerGraph {
-  int gpus = 0, vertices = 0;
-  std::vector<PackingGraph::Link> links;
-  std::vector<long> cap;
-  double unit = 1.0;  // bytes/s per integer step
+// The network is built once: push-relabel starts every call from the capacities, so the binary search
+// only resets the super source's arcs (the last vertex, feeding every GPU at rate x) between calls.
+class FlowNetwork {
+ public:
+  explicit FlowNetwork(const PackingGraph& graph) : g_(static_cast<std::size_t>(graph.vertices + 1)), gpus_(graph.gpus) {
+    constexpr double kStepsPerNarrowestLink = 1e6;
+    double narrowest = 0.0;
+    for (const auto& link : graph.links)
+      if (link.bytes_per_s > 0.0 && (narrowest == 0.0 || link.bytes_per_s < narrowest)) narrowest = link.bytes_per_s;
+    unit_ = narrowest / kStepsPerNarrowestLink;
+    for (const auto& link : graph.links) {
+      const long cap = std::lround(link.bytes_per_s / unit_);
+      total_capacity_ += cap;
+      if (cap > 0) add_arc(link.from, link.to, cap);
+    }
+    source_ = graph.vertices;
+    for (int u = 0; u < gpus_; ++u) source_arcs_.push_back(add_arc(source_, u, 0));
+  }
+
+  long total_capacity() const { return total_capacity_; }
+  double unit() const { return unit_; }
+
+  // Every root can spread its data at x integer steps at once.
+  bool rate_feasible(long x) {
+    auto cap_map = boost::get(boost::edge_capacity, g_);
+    for (auto arc : source_arcs_) cap_map[arc] = x;
+    for (int v = 0; v < gpus_; ++v)
+      if (boost::push_relabel_max_flow(g_, static_cast<std::size_t>(source_), static_cast<std::size_t>(v)) < gpus_ * x) return false;
+    return true;
+  }
+
+ private:
+  Traits::edge_descriptor add_arc(int u, int v, long cap) {
+    auto cap_map = boost::get(boost::edge_capacity, g_);
+    auto rev_map = boost::get(boost::edge_reverse, g_);
+    auto e = boost::add_edge(static_cast<std::size_t>(u), static_cast<std::size_t>(v), g_).first;
+    auto r = boost::add_edge(static_cast<std::size_t>(v), static_cast<std::size_t>(u), g_).first;
+    cap_map[e] = cap;
+    cap_map[r] = 0;
+    rev_map[e] = r;
+    rev_map[r] = e;
+    return e;
+  }
+
+  FlowGraph g_;
+  int gpus_;
+  int source_ = 0;
+  double unit_ = 1.0;  // bytes/s per integer step
+  long total_capacity_ = 0;
+  std::vector<Traits::edge_descriptor> source_arcs_;
 };
 
-IntegerGraph to_integer(const PackingGraph& graph) {
-  constexpr double kStepsPerNarrowestLink = 1e6;
-  double narrowest = 0.0;
-  for (const auto& link : graph.links)
-    if (link.bytes_per_s > 0.0 && (narrowest == 0.0 || link.bytes_per_s < narrowest)) narrowest = link.bytes_per_s;
-  IntegerGraph g{graph.gpus, graph.vertices, graph.links, {}, narrowest / kStepsPerNarrowestLink};
-  for (const auto& link : graph.links) g.cap.push_back(std::lround(link.bytes_per_s / g.unit));
-  return g;
-}
-
-// Super source (the last vertex) feeds every GPU at rate x; relays only forward.
-long max_flow_to(const IntegerGraph& ig, long x, int sink) {
-  FlowGraph g(static_cast<std::size_t>(ig.vertices + 1));
-  for (std::size_t i = 0; i < ig.links.size(); ++i)
-    if (ig.cap[i] > 0) add_arc(g, ig.links[i].from, ig.links[i].to, ig.cap[i]);
-  for (int u = 0; u < ig.gpus; ++u) add_arc(g, ig.vertices, u, x);
-  return boost::push_relabel_max_flow(g, static_cast<std::size_t>(ig.vertices), static_cast<std::size_t>(sink));
-}
-
-bool rate_feasible(const IntegerGraph& g, long x) {
-  for (int v = 0; v < g.gpus; ++v)
-    if (max_flow_to(g, x, v) < g.gpus * x) return false;
-  return true;
-}
-
 double optimal_rate(const PackingGraph& graph) {
-  const IntegerGraph g = to_integer(graph);
-  long lo = 0, hi = 0;  // lo feasible, hi + 1 not (hi: total capacity)
-  for (long c : g.cap) hi += c;
+  FlowNetwork net(graph);
+  long lo = 0, hi = net.total_capacity();  // lo feasible, hi + 1 not
   while (lo < hi) {
     const long mid = lo + (hi - lo + 1) / 2;
-    if (rate_feasible(g, mid)) lo = mid;
+    if (net.rate_feasible(mid)) lo = mid;
     else hi = mid - 1;
   }
-  return static_cast<double>(lo) * g.unit;
+  return static_cast<double>(lo) * net.unit();
 }
 
 using Load = std::vector<int>;  // tree edges on each link
@@ -200,11 +208,10 @@ bool strongly_connected(const PackingGraph& graph) {
 
 }  // namespace
 
-std::optional<TreePacking> pack_trees(const PackingGraph& graph, int trees_per_root) {
+std::optional<TreePacking> grow_packing(const PackingGraph& graph, int trees_per_root) {
   const int p = graph.gpus;
   if (p < 2 || trees_per_root < 1 || !strongly_connected(graph)) return std::nullopt;
   TreePacking packing;
-  packing.optimal_rate = Bandwidth{optimal_rate(graph)};
   packing.trees_per_root = trees_per_root;
   Load load(graph.links.size(), 0);
   // Round-robin over roots so that no root gets all the best links.
@@ -217,6 +224,12 @@ std::optional<TreePacking> pack_trees(const PackingGraph& graph, int trees_per_r
       if (tree.root == r) packing.trees.push_back(tree);
   // Each tree carries 1/T of its root's data; the busiest link relative to its capacity sets the rate.
   packing.packed_rate = Bandwidth{trees_per_root / congestion(graph, load).first};
+  return packing;
+}
+
+std::optional<TreePacking> pack_trees(const PackingGraph& graph, int trees_per_root) {
+  std::optional<TreePacking> packing = grow_packing(graph, trees_per_root);
+  if (packing) packing->optimal_rate = Bandwidth{optimal_rate(graph)};
   return packing;
 }
 

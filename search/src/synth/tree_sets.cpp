@@ -11,6 +11,7 @@
 
 #include "ccforge/search/search.hpp"
 #include "ccforge/topology/topology.hpp"
+#include "tree_packing.hpp"
 
 namespace ccforge::search {
 
@@ -50,15 +51,45 @@ double packing_cost(const PackingGraph& graph, const TreePacking& packing) {
   return busiest(graph, load);
 }
 
+// No packing of any size beats this rate. Every tree enters each GPU but its root once, over a route
+// ending at that GPU (down traffic) and, up, leaves it over a route starting there, so some link into
+// (out of) a GPU v carries at least T(p-1) edges over v's total in (out) capacity; and all p*T trees'
+// p-1 edges load at least the shortest edge's link count, over all links' capacity. With T trees per
+// root the rate is T over the busiest link's load per capacity, so T cancels.
+double packed_rate_ceiling(const PackingGraph& graph, TreeTraffic traffic) {
+  const int p = graph.gpus;
+  std::vector<double> into(static_cast<std::size_t>(graph.vertices), 0.0), out_of(into);
+  double total = 0.0;
+  for (const auto& link : graph.links) {
+    into[static_cast<std::size_t>(link.to)] += link.bytes_per_s;
+    out_of[static_cast<std::size_t>(link.from)] += link.bytes_per_s;
+    total += link.bytes_per_s;
+  }
+  std::size_t fewest_links = std::numeric_limits<std::size_t>::max();
+  for (const auto& row : graph.edge_links)
+    for (const auto& links : row)
+      if (!links.empty()) fewest_links = std::min(fewest_links, links.size());
+  double ceiling = total / (static_cast<double>(p) * (p - 1) * static_cast<double>(fewest_links));
+  for (int v = 0; v < p; ++v) {
+    if (traffic != TreeTraffic::Up) ceiling = std::min(ceiling, into[static_cast<std::size_t>(v)] / (p - 1));
+    if (traffic != TreeTraffic::Down) ceiling = std::min(ceiling, out_of[static_cast<std::size_t>(v)] / (p - 1));
+  }
+  return ceiling;
+}
+
 }  // namespace
 
 std::vector<std::vector<GenRequest::Tree>> synthesis_tree_sets(const topo::Topology& topo, ir::Collective coll) {
   if (topo.num_nodes() > 1) return {};
   const PackingGraph graph = packing_graph(topo, tree_traffic(coll));
-  std::optional<TreePacking> single = pack_trees(graph, 1), best = single;
+  std::optional<TreePacking> single = grow_packing(graph, 1), best = single;
   if (!single) return {};
-  for (int t = 2; t <= kMostTreesPerRoot; ++t) {
-    auto packing = pack_trees(graph, t);
+  // A packing at the ceiling cannot be beaten by more trees per root, so they are not grown (on the
+  // MI300X mesh one tree per root reaches it). The margin covers rounding in the two rates; the
+  // comparison below needs a 1e-9 gain.
+  const double ceiling = packed_rate_ceiling(graph, tree_traffic(coll)) * (1 + 1e-12);
+  for (int t = 2; t <= kMostTreesPerRoot && best->packed_rate.bytes_per_s * (1 + 1e-9) < ceiling; ++t) {
+    auto packing = grow_packing(graph, t);
     if (packing && packing->packed_rate.bytes_per_s > best->packed_rate.bytes_per_s * (1 + 1e-9)) best = std::move(packing);
   }
   if (graph.switched && !(packing_cost(graph, *best) < ring_cost(topo, coll) * (1 - 1e-9))) return {};

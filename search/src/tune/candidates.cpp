@@ -4,6 +4,7 @@
 // 2-8), chunks (pipeline depth for chains and trees).
 
 #include <algorithm>
+#include <optional>
 
 #include "ccforge/search/search.hpp"
 #include "ccforge/topology/topology.hpp"
@@ -39,26 +40,80 @@ struct TopologyInputs {
   std::vector<std::vector<GenRequest::Tree>> tree_sets;  // one per trees-per-root choice
 };
 
+bool offers(const GeneratorInfo& gen, ir::Collective coll) {
+  return std::find(gen.collectives.begin(), gen.collectives.end(), coll) != gen.collectives.end();
+}
+
+bool uses_trees(const GeneratorInfo& gen) { return gen.name == "treepack"; }
+
 TopologyInputs topology_inputs(const topo::Topology& topo, ir::Collective coll) {
   TopologyInputs inputs;
   inputs.rings = find_rings(topo, kMostRings);
-  inputs.tree_sets = synthesis_tree_sets(topo, coll);
+  // Trees are packed only for collectives a tree generator builds (not alltoall, gather, scatter).
+  const auto& gens = generators();
+  if (std::any_of(gens.begin(), gens.end(), [&](const GeneratorInfo& g) { return uses_trees(g) && offers(g, coll); }))
+    inputs.tree_sets = synthesis_tree_sets(topo, coll);
   return inputs;
 }
 
-void try_one(const GeneratorInfo& gen, const GenRequest& req, CandidateSet& out) {
+// Builds and proves one candidate; true when it was accepted.
+bool try_one(const GeneratorInfo& gen, const GenRequest& req, CandidateSet& out) {
   Generated g = try_generate(gen, req);
   const std::string label = g.algorithm ? g.algorithm->name : candidate_name(gen.name, req);
   if (!g.algorithm) {
     out.rejected.push_back({label, g.why_not});
-    return;
+    return false;
   }
   const ir::CheckReport report = ir::check(*g.algorithm);
   if (!report.ok()) {
     out.rejected.push_back({label, "checker: " + report.issues.front().rule + ": " + report.issues.front().message});
-    return;
+    return false;
   }
   out.accepted.push_back({label, std::string(gen.name), req, std::move(*g.algorithm)});
+  return true;
+}
+
+// The protocol only labels a schedule: no generator's steps depend on it (generators_test
+// "ProtocolOnlyRelabelsTheSchedule") and the checker never reads it. So each grid point is built and
+// proven once, with Simple, and copied for LL and LL128 under the name candidate_name() gives them
+// (the protocol is its last field); this was two thirds of the building and checking.
+Candidate relabelled(const Candidate& simple, const GenRequest& req) {
+  Candidate c = simple;
+  const std::string_view simple_label = ir::to_string(ir::Protocol::Simple);
+  c.name = c.name.substr(0, c.name.size() - simple_label.size()) + ir::to_string(req.protocol);
+  c.request = req;
+  c.algorithm.name = c.name;
+  c.algorithm.protocol = req.protocol;
+  return c;
+}
+
+// Every point of the generator's grid, in the order candidates are listed (protocol left Simple).
+std::vector<GenRequest> grid_requests(const GeneratorInfo& gen, const topo::Topology& topo, ir::Collective coll,
+                                      const TopologyInputs& inputs, std::size_t tree_set) {
+  Grid grid = grid_for(gen.name);
+  // Direct-connect graphs may have a ring count outside the grid (DGX-1: 6): try all of them too.
+  const int rings_found = static_cast<int>(inputs.rings.size());
+  if ((gen.name == "ring" || gen.name == "chain") && rings_found > 0 &&
+      std::find(grid.channels.begin(), grid.channels.end(), rings_found) == grid.channels.end())
+    grid.channels.push_back(rings_found);
+  std::vector<GenRequest> requests;
+  for (int ch : grid.channels)
+    for (int inst : grid.instances)
+      for (int k : grid.chunks)
+        for (int spread : grid.spread) {
+          GenRequest req;
+          req.collective = coll;
+          req.ngpus = topo.num_gpus();
+          req.gpus_per_node = topo.num_nodes() > 1 ? topo.gpus_per_node() : 0;
+          req.channels = ch;
+          req.instances = inst;
+          req.chunks = k;
+          req.spread = spread;
+          req.rings = inputs.rings;
+          if (uses_trees(gen)) req.trees = inputs.tree_sets[tree_set];
+          requests.push_back(std::move(req));
+        }
+  return requests;
 }
 
 }  // namespace
@@ -67,34 +122,18 @@ CandidateSet enumerate_candidates(const topo::Topology& topo, ir::Collective col
   const TopologyInputs inputs = topology_inputs(topo, coll);
   CandidateSet set;
   for (const GeneratorInfo& gen : generators()) {
-    if (std::find(gen.collectives.begin(), gen.collectives.end(), coll) == gen.collectives.end()) continue;
-    Grid grid = grid_for(gen.name);
-    // Direct-connect graphs may have a ring count outside the grid (DGX-1: 6): try all of them too.
-    const int rings_found = static_cast<int>(inputs.rings.size());
-    if ((gen.name == "ring" || gen.name == "chain") && rings_found > 0 &&
-        std::find(grid.channels.begin(), grid.channels.end(), rings_found) == grid.channels.end())
-      grid.channels.push_back(rings_found);
-    const bool uses_trees = gen.name == "treepack";
-    const std::size_t tree_choices = uses_trees ? inputs.tree_sets.size() : 1;
-    for (std::size_t ts = 0; ts < tree_choices; ++ts)
+    if (!offers(gen, coll)) continue;
+    const std::size_t tree_choices = uses_trees(gen) ? inputs.tree_sets.size() : 1;
+    for (std::size_t ts = 0; ts < tree_choices; ++ts) {
+      std::vector<GenRequest> requests = grid_requests(gen, topo, coll, inputs, ts);
+      std::vector<std::optional<std::size_t>> simple_built(requests.size());  // index in set.accepted
       for (ir::Protocol proto : {ir::Protocol::Simple, ir::Protocol::LL, ir::Protocol::LL128})
-        for (int ch : grid.channels)
-          for (int inst : grid.instances)
-            for (int k : grid.chunks)
-              for (int spread : grid.spread) {
-              GenRequest req;
-              req.collective = coll;
-              req.ngpus = topo.num_gpus();
-              req.gpus_per_node = topo.num_nodes() > 1 ? topo.gpus_per_node() : 0;
-              req.protocol = proto;
-              req.channels = ch;
-              req.instances = inst;
-              req.chunks = k;
-              req.spread = spread;
-              req.rings = inputs.rings;
-              if (uses_trees) req.trees = inputs.tree_sets[ts];
-              try_one(gen, req, set);
-            }
+        for (std::size_t i = 0; i < requests.size(); ++i) {
+          requests[i].protocol = proto;
+          if (simple_built[i]) set.accepted.push_back(relabelled(set.accepted[*simple_built[i]], requests[i]));
+          else if (try_one(gen, requests[i], set) && proto == ir::Protocol::Simple) simple_built[i] = set.accepted.size() - 1;
+        }
+    }
   }
   return set;
 }
