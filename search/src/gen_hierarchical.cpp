@@ -36,66 +36,74 @@ constexpr int kIntraLast = 6;   // allreduce: the closing intra-node allgather
 int by_direction(int phase, int from, int to) { return phase + (from < to ? 0 : 1); }
 int ring(int phase, int from_node) { return phase + from_node % 2; }
 
-// Rail l's allreduce of its shard (N segments of k chunks at l * N * k on every node of the rail).
-// Ring: 2(N-1) dependent hops of one segment each per tile.
-void rail_ring(Program& prog, const Grid& G, int l) {
+// Allreduce pieces: rail l's shard is chunks [l N k, (l + 1) N k), k pieces of N chunks (one segment
+// per node, piece-major), and every phase works piece by piece, so within one tile piece j crosses the
+// network while piece j + 1 is still being reduced inside the node (with k = 1 the tile is the only
+// pipeline; at 256 MB a Simple tile is a whole chunk, so nothing would overlap).
+int piece_base(const Grid& G, int l, int j) { return (l * G.k + j) * G.nodes; }
+
+// Rail l's allreduce of one piece (N one-chunk segments from `base` on every node of the rail).
+// Ring: 2(N-1) dependent hops of one segment each.
+void rail_ring(Program& prog, const Grid& G, int l, int base) {
   const int N = G.nodes;
-  auto index = [&](int seg) { return l * N * G.k + seg * G.k; };
   for (int hop = 0; hop + 1 < N; ++hop)
     for (int c = 0; c < N; ++c) {
       const int from = (c + 1 + hop) % N;
-      prog.send_reduce(in(G.rank(from, l), index(c), G.k), in(G.rank((from + 1) % N, l), index(c), G.k), ring(kInterFirst, from));
+      prog.send_reduce(in(G.rank(from, l), base + c), in(G.rank((from + 1) % N, l), base + c), ring(kInterFirst, from));
     }
   for (int hop = 0; hop + 1 < N; ++hop)
     for (int c = 0; c < N; ++c) {
       const int from = (c + hop) % N;
-      prog.send(in(G.rank(from, l), index(c), G.k), in(G.rank((from + 1) % N, l), index(c), G.k), ring(kInterGather, from));
+      prog.send(in(G.rank(from, l), base + c), in(G.rank((from + 1) % N, l), base + c), ring(kInterGather, from));
     }
 }
 
 // Recursive halving then doubling (Rabenseifner; Thakur et al., IJHPCA 2005) over the rail's nodes:
-// the same NIC bytes as the ring, 2(N-1)/N of the shard, in 2 log2 N exchanges instead of 2(N-1)
-// hops, so a tile pays the network latency 8 times at 16 nodes instead of 30. At two nodes both are
+// the same NIC bytes as the ring, 2(N-1)/N of the piece, in 2 log2 N exchanges instead of 2(N-1)
+// hops, so a piece pays the network latency 8 times at 16 nodes instead of 30. At two nodes both are
 // the same single exchange, so the ring (and its files) stays.
 bool rail_halving_fits(int nodes) { return nodes > 2 && (nodes & (nodes - 1)) == 0; }
 
-void rail_halving_doubling(Program& prog, const Grid& G, int l) {
-  const int N = G.nodes, k = G.k;
-  auto range = [&](int rank, int seg, int count) { return in(rank, l * N * k + seg * k, count * k); };
+void rail_halving_doubling(Program& prog, const Grid& G, int l, int base) {
+  const int N = G.nodes;
   // Halving: at distance d node n keeps the half of its current range whose d-bit matches its own
   // and adds its partner's copy into it; after the last step node n holds segment n reduced.
   for (int d = N / 2; d >= 1; d /= 2)
     for (int n = 0; n < N; ++n) {
-      const int partner = n ^ d, lo = n & ~(2 * d - 1), sent = lo + ((partner & d) ? d : 0);
-      prog.send_reduce(range(G.rank(n, l), sent, d), range(G.rank(partner, l), sent, d), by_direction(kInterFirst, n, partner));
+      const int partner = n ^ d, lo = n & ~(2 * d - 1), sent = base + lo + ((partner & d) ? d : 0);
+      prog.send_reduce(in(G.rank(n, l), sent, d), in(G.rank(partner, l), sent, d), by_direction(kInterFirst, n, partner));
     }
   // Doubling: the reverse exchanges hand every node its partner's reduced range.
   for (int d = 1; d < N; d *= 2)
     for (int n = 0; n < N; ++n) {
-      const int partner = n ^ d, own = n & ~(d - 1);
-      prog.send(range(G.rank(n, l), own, d), range(G.rank(partner, l), own, d), by_direction(kInterGather, n, partner));
+      const int partner = n ^ d, own = base + (n & ~(d - 1));
+      prog.send(in(G.rank(n, l), own, d), in(G.rank(partner, l), own, d), by_direction(kInterGather, n, partner));
     }
 }
 
 void hier_allreduce(Program& prog, const Grid& G) {
-  const int N = G.nodes, shard = N * G.k;
+  const int N = G.nodes;
   for (int n = 0; n < N; ++n) {
-    for (int a = 0; a < G.g; ++a)
+    for (int j = 0; j < G.k; ++j)
+      for (int a = 0; a < G.g; ++a)
+        for (int l = 0; l < G.g; ++l)
+          if (l != a)
+            prog.send(in(G.rank(n, a), piece_base(G, l, j), N), scratch(G.rank(n, l), piece_base(G, a, j), N), by_direction(kIntraFirst, a, l));
+    for (int j = 0; j < G.k; ++j)
       for (int l = 0; l < G.g; ++l)
-        if (l != a) prog.send(in(G.rank(n, a), l * shard, shard), scratch(G.rank(n, l), a * shard, shard), by_direction(kIntraFirst, a, l));
-    for (int l = 0; l < G.g; ++l)
-      for (int a = 0; a < G.g; ++a)
-        if (a != l) prog.reduce(scratch(G.rank(n, l), a * shard, shard), in(G.rank(n, l), l * shard, shard));
+        for (int a = 0; a < G.g; ++a)
+          if (a != l) prog.reduce(scratch(G.rank(n, l), piece_base(G, a, j), N), in(G.rank(n, l), piece_base(G, l, j), N));
   }
-  if (rail_halving_fits(N)) {
-    for (int l = 0; l < G.g; ++l) rail_halving_doubling(prog, G, l);
-  } else {
-    for (int l = 0; l < G.g; ++l) rail_ring(prog, G, l);
-  }
+  for (int j = 0; j < G.k; ++j)
+    for (int l = 0; l < G.g; ++l) {
+      if (rail_halving_fits(N)) rail_halving_doubling(prog, G, l, piece_base(G, l, j));
+      else rail_ring(prog, G, l, piece_base(G, l, j));
+    }
   for (int n = 0; n < N; ++n)
-    for (int l = 0; l < G.g; ++l)
-      for (int a = 0; a < G.g; ++a)
-        if (a != l) prog.send(in(G.rank(n, l), l * shard, shard), in(G.rank(n, a), l * shard, shard), by_direction(kIntraLast, l, a));
+    for (int j = 0; j < G.k; ++j)
+      for (int l = 0; l < G.g; ++l)
+        for (int a = 0; a < G.g; ++a)
+          if (a != l) prog.send(in(G.rank(n, l), piece_base(G, l, j), N), in(G.rank(n, a), piece_base(G, l, j), N), by_direction(kIntraLast, l, a));
 }
 
 void hier_allgather(Program& prog, const Grid& G) {
@@ -173,7 +181,10 @@ Support hier_supports(const GenRequest& req) {
   if (auto s = check_common(req, {C::AllReduce, C::AllGather, C::ReduceScatter, C::AllToAll}); !s.ok()) return s;
   const int g = req.gpus_per_node;
   if (g <= 0 || g >= req.ngpus || req.ngpus % g != 0) return {"hierarchical needs at least two nodes of equal size"};
-  return need(req.channels == 1, "hierarchical has one structure: channels must be 1");
+  if (req.channels != 1) return {"hierarchical has one structure: channels must be 1"};
+  // Only allreduce runs its pieces through the phases one by one; elsewhere chunks > 1 would only
+  // make the blocks coarser.
+  return need(req.chunks == 1 || req.collective == C::AllReduce, "hierarchical pipelines pieces (chunks) only in allreduce");
 }
 
 ir::Algorithm hier_generate(const GenRequest& req) {

@@ -85,5 +85,30 @@ TEST(SearchHierarchical, RailExchangesAreCorrectForPiecesInstancesAndOddNodeCoun
     }
 }
 
+// chunks = pieces that run through the three phases one after another: at 64 MB a tile holds the
+// whole buffer, so with one piece the rail exchanges wait for the full intra-node reduce-scatter.
+TEST(SearchHierarchical, AllreducePiecesOverlapThePhasesWithinATile) {
+  const topo::Topology t = topo::load_topology(std::string(CCFORGE_SOURCE_DIR) + "/data/topologies/ndv5-x16.xml");
+  const sim::SimParams params;
+  const sim::CallSpec call{ByteCount{64} << 20, *sim::data_type_from_string("half")};
+  GenRequest req = two_nodes_of_eight(C::AllReduce);
+  req.ngpus = 128;
+  req.protocol = ir::Protocol::LL128;
+  req.instances = 2;
+  const SimTime whole = sim::simulate(t, generate(req), call, params).time;
+  req.chunks = 8;
+  const SimTime pieces = sim::simulate(t, generate(req), call, params).time;
+  EXPECT_LT(pieces.us(), 0.8 * whole.us()) << "8 pieces " << pieces.us() << " us, 1 piece " << whole.us() << " us";
+}
+
+TEST(SearchHierarchical, OnlyAllreduceTakesPieces) {
+  for (C coll : {C::AllGather, C::ReduceScatter, C::AllToAll}) {
+    GenRequest req = two_nodes_of_eight(coll);
+    req.chunks = 2;
+    EXPECT_FALSE(try_generate(*find_generator("hierarchical"), req).algorithm) << ir::to_string(coll);
+  }
+}
+
 }  // namespace
 }  // namespace ccforge::search
+

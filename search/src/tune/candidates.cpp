@@ -29,7 +29,8 @@ Grid grid_for(std::string_view generator) {
   if (generator == "dbtree") return {{1}, {1, 2, 4}, {1, 4, 8}};
   if (generator == "bintree") return {{1}, {1, 4}, {1, 4, 8}};
   if (generator == "treepack") return {{1}, {1, 2}, {1, 2, 8}};  // 8: deep trees on switch graphs need pipelining
-  return {{1}, {1, 2, 4}, {1}};  // rd, rhd, bruck, scatter_allgather, hierarchical
+  if (generator == "hierarchical") return {{1}, {1, 2, 4}, {1, 4, 8}};  // chunks: allreduce pipeline pieces
+  return {{1}, {1, 2, 4}, {1}};  // rd, rhd, bruck, scatter_allgather
 }
 
 constexpr int kMostRings = 8;
