@@ -147,7 +147,7 @@ std::string report_json(const TuneResult& result, const TuneOptions& options) {
                      {"only_with_time_floor", result.pruned_by_time_floor_only}}},
       {"collectives", colls},
       // The only member that differs between identical runs.
-      {"timing", {{"elapsed_s", result.elapsed_s}, {"jobs", options.jobs}, {"resumed_tasks", result.resumed_tasks}}}};
+      {"timing", {{"elapsed_s", result.elapsed_s}, {"candidates_s", result.candidates_s}, {"jobs", options.jobs}, {"resumed_tasks", result.resumed_tasks}}}};
   return report.dump(1) + "\n";
 }
 

@@ -284,6 +284,7 @@ TuneResult tune(const topo::Topology& topo, const TuneOptions& options, const si
     result.collectives[c].collective = options.collectives[c];
     result.collectives[c].candidates = enumerate_candidates(topo, options.collectives[c]);
   });
+  result.candidates_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 
   std::filesystem::create_directories(options.out_dir);
   CheckpointJournal journal(options.out_dir / "checkpoint.jsonl", fingerprint(topo, options, params), options.resume);

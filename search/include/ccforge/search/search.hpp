@@ -230,6 +230,7 @@ struct TuneResult {
                                               // candidate's smaller-size time would not have sufficed)
   std::size_t resumed_tasks = 0;  // simulations taken from the checkpoint
   double elapsed_s = 0.0;
+  double candidates_s = 0.0;  // of elapsed_s: building and proving the candidates
 };
 
 // Runs the whole tune and writes every output under options.out_dir (atomically), checkpointing
