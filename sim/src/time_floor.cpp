@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <map>
 #include <optional>
 #include <tuple>
@@ -70,13 +71,15 @@ class FloorModel {
     }
     const FirstIteration& first = chunk_bytes < tile ? first_ : *full_tile_first_;
     bound = std::max(bound, first.longest);
+    if (iters > 1 && tile_periods_.empty()) tile_periods_ = tile_periods(static_cast<double>(tile));
+    const double last_tile = total - static_cast<double>(iters - 1) * static_cast<double>(tile);
     for (std::size_t t = 0; t < sums_.size(); ++t) {
       const ChainSums& c = sums_[t];
-      // Local work as costs.cpp charges it per iteration; one charge for the sum is never more.
-      const double chain = static_cast<double>(iters) * c.fixed_s + total * c.transfer_s_per_byte +
-                           local_copy_time(params_, arch_, total * c.copy_chunks).seconds() +
-                           local_reduce_time(params_, arch_, total * c.reduce_chunks).seconds();
-      bound = std::max(bound, first.tb_start[t] + chain);
+      bound = std::max(bound, first.tb_start[t] + own_chain(c, static_cast<double>(iters), total));
+      // Every full tile passes through the tb's period, the last tile at least through its own steps.
+      if (iters > 1)
+        bound = std::max(bound, first.tb_start[t] + static_cast<double>(iters - 1) * tile_periods_[t] +
+                                    own_chain(c, 1.0, last_tile));
     }
     const double ps = std::floor(bound * (1.0 - kRoundingMargin) * 1e12);
     // Past what SimTime holds (a profile with absurd rates): claim only the base, still a bound.
@@ -180,6 +183,70 @@ class FloorModel {
       }
       sums_.push_back(c);
     }
+  }
+
+  // A tb's steps over `iterations` tiles holding `bytes` per chunk in all: alphas per iteration, local
+  // work as costs.cpp charges it per iteration (one charge for the sum is never more).
+  double own_chain(const ChainSums& c, double iterations, double bytes) const {
+    return iterations * c.fixed_s + bytes * c.transfer_s_per_byte +
+           local_copy_time(params_, arch_, bytes * c.copy_chunks).seconds() +
+           local_reduce_time(params_, arch_, bytes * c.reduce_chunks).seconds();
+  }
+
+  // Per tb, its period: the longest path through one iteration's graph (the one build_first_iteration_graph
+  // wires, with `tile` bytes per chunk) from its first step's start to its last step's end. Why each
+  // iteration pays it: the lowering makes a tb's first step of iteration i+1 wait for its last step of
+  // iteration i (msccl_lowering.cpp, last_of_tb), and every edge of that graph holds in every
+  // iteration, not only the first: tb order, depid/deps and the k-th send -> k-th receive pairing are
+  // wired per iteration among that iteration's own steps. So in each full-tile iteration the tb's
+  // last step ends no earlier than its first step's start plus this path, each step on it costing at
+  // least its alpha and its bytes at its ceiling rate. It is the tb's own chain unless its steps wait
+  // on other tbs that in turn wait on its earlier steps (a tree allreduce: a leaf's receive from its
+  // parent waits for the root's reduction of the leaf's own send of the same tile). Paths through steps
+  // on a dependency cycle (not in order_) are left out, which only shortens them.
+  // Each tb costs a pass over the steps between its first and last in topological order: a large ring
+  // spans nearly the whole graph for every tb. So tbs are taken by ascending span until
+  // kPeriodPassesPerAlgorithm whole-graph passes are spent; a tb left out keeps 0 (its own chain, a
+  // separate term, still bounds it). A cost limit, not a model constant: it only loosens the bound.
+  std::vector<double> tile_periods(double tile) {
+    constexpr double kUnreached = -std::numeric_limits<double>::infinity();
+    constexpr std::size_t kPeriodPassesPerAlgorithm = 32;
+    std::vector<std::size_t> position(entry_.size(), order_.size());
+    for (std::size_t k = 0; k < order_.size(); ++k) position[order_[k]] = k;
+    std::vector<std::tuple<std::size_t, std::size_t, std::size_t>> spans;  // (steps spanned, tb, first position)
+    for (std::size_t t = 0; t < chains_.size(); ++t) {
+      if (chains_[t].empty()) continue;
+      const std::size_t from = position[tb_first_step_[t]], to = position[tb_first_step_[t] + chains_[t].size() - 1];
+      // A single-step tb's period is that step, its own chain; the first iteration graph covers the rest.
+      if (to >= order_.size() || from >= order_.size() || chains_[t].size() < 2) continue;
+      spans.emplace_back(to - from + 1, t, from);
+    }
+    std::sort(spans.begin(), spans.end());
+    std::vector<double> periods(chains_.size(), 0.0);
+    std::size_t budget = kPeriodPassesPerAlgorithm * (order_.size() + edges_.size());
+    for (const auto& [span, t, from] : spans) {
+      if (span > budget) break;
+      budget -= span;
+      const std::size_t to = from + span - 1;
+      // Steps between the two in topological order are all a path from one to the other can visit.
+      for (std::size_t k = from; k <= to; ++k) {
+        const std::size_t i = order_[k];
+        double begin = k == from ? 0.0 : kUnreached, finish_after = kUnreached;
+        if (k != from) {
+          for (std::size_t x = edge_first_[i]; x < edge_first_[i + 1]; ++x) {
+            const Edge& e = edges_[x];
+            if (position[e.from] < from || position[e.from] > to) continue;
+            const double at = (e.from_head ? head_[e.from] : end_[e.from]) + e.extra;
+            double& bound = e.to_end ? finish_after : begin;
+            bound = std::max(bound, at);
+          }
+        }
+        head_[i] = begin + entry_[i]->cost.fixed_s;
+        end_[i] = std::max(head_[i] + work_seconds(*entry_[i], tile), finish_after);
+      }
+      periods[t] = std::max(end_[order_[to]], 0.0);
+    }
+    return periods;
   }
 
   // The first tile iteration as the lowering wires it: tb order, depid/deps through a flag handoff,
@@ -301,6 +368,7 @@ class FloorModel {
   std::vector<double> start_, head_, end_;  // per step, scratch of run_first_iteration
   FirstIteration first_;                    // of a call smaller than a tile per chunk
   std::optional<FirstIteration> full_tile_first_;
+  std::vector<double> tile_periods_;        // per tb, tile_periods at a full tile; empty until a call needs it
 };
 
 }  // namespace

@@ -4,6 +4,8 @@
 // time_floor_test.cpp covers a few candidates in the sanitized suite. Prints how close the floor gets
 // (mean floor/simulated 0.84-0.97 per collective on NDv5, 0.87-0.96 on two nodes: the pruning it allows).
 #include <cstdio>
+#include <map>
+#include <string>
 
 #include <gtest/gtest.h>
 
@@ -25,6 +27,7 @@ void expect_floor_below_simulation(const std::string& topology, const std::vecto
                                     ir::Collective::Gather, ir::Collective::Scatter}) {
     int compared = 0;
     double tightest = 0.0, ratio_sum = 0.0;
+    std::map<std::string, std::pair<int, double>> per_generator;  // comparisons, ratio sum
     for (const search::Candidate& c : search::enumerate_candidates(topo, coll).accepted) {
       const std::vector<SimTime> floors = time_floors(topo, c.algorithm, calls, params);  // as the tuner asks
       for (std::size_t k = 0; k < calls.size(); ++k) {
@@ -43,11 +46,17 @@ void expect_floor_below_simulation(const std::string& topology, const std::vecto
         tightest = std::max(tightest, ratio);
         ratio_sum += ratio;
         ++compared;
+        auto& [n, sum] = per_generator[c.generator];
+        ++n;
+        sum += ratio;
       }
     }
     EXPECT_GT(compared, 0) << topology << " " << ir::to_string(coll);
     std::printf("%-10s %-14s %4d comparisons, floor/simulated mean %.2f, max %.4f\n", topology.c_str(),
                 ir::to_string(coll), compared, compared ? ratio_sum / compared : 0.0, tightest);
+    for (const auto& [generator, stats] : per_generator)
+      std::printf("%-10s %-14s   %-18s %4d comparisons, floor/simulated mean %.2f\n", topology.c_str(), "",
+                  generator.c_str(), stats.first, stats.second / stats.first);
   }
 }
 

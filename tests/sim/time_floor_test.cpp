@@ -1,6 +1,7 @@
 // sim::time_floors is a lower bound on sim::simulate: for a few generated NDv5 allreduce candidates
 // (one per generator and protocol) from latency- to bandwidth-bound sizes, and a bound that is close
-// enough to prune with where one cost dominates (an LL ring at 256 MB is held by the GPU's LL issue rate).
+// enough to prune with where one cost dominates (an LL ring at 256 MB is held by the GPU's LL issue rate,
+// a tree allreduce by the round trip each tile waits for).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -62,6 +63,25 @@ TEST(TimeFloor, LlRingAtLargeSizesIsHeldByTheIssueRate) {
     return;
   }
   FAIL() << "no LL ring candidate";
+}
+
+// A tree's leaf cannot start a tile before its parent has sent back the previous one, which waited for
+// the root's reduction of the leaf's own send: each tile pays the round trip, not just the leaf's own
+// steps (before that term the floor was ~0.6 of the simulated time for trees and recursive doubling).
+TEST(TimeFloor, TreesAndRecursiveDoublingPayTheirRoundTripEveryTile) {
+  const SimParams params;
+  int checked = 0;
+  for (const search::Candidate& c : one_per_generator_and_protocol()) {
+    if ((c.generator != "dbtree" && c.generator != "rd") || c.algorithm.protocol != ir::Protocol::Simple) continue;
+    const CallSpec call = half(ByteCount{256} << 20);
+    const SimTime floor = time_floors(ndv5(), c.algorithm, {call}, params).at(0);
+    const SimTime simulated = simulate(ndv5(), c.algorithm, call, params).time;
+    EXPECT_LE(floor, simulated);
+    EXPECT_GE(floor.us(), 0.9 * simulated.us()) << c.algorithm.name << ": floor " << floor.us() << " us, simulated "
+                                                 << simulated.us() << " us";
+    ++checked;
+  }
+  EXPECT_EQ(checked, 2);
 }
 
 // The tuner asks for all sizes at once; each answer is the one asked alone (the first iteration of a
