@@ -6,9 +6,11 @@
 //    alpha (route latency, protocol sync, LL forwarding turnaround) and pushing its bytes no faster
 //    than the tb's protocol cap and the slowest link of its route allow; the chain starts no earlier
 //    than the longest chain of first-iteration dependencies leading to it;
+//  - threadblock period: every full tile, a tb's longest path through that tile's dependency graph from
+//    its first step to its last (a tree leaf waits for the root's answer to its own send);
 //  - the first iteration's longest dependency chain as a whole (latency-bound sizes).
 // Plus the MSCCL kernel's base cost, which simulate adds to every makespan. Edges the bound drops
-// (buffer-slot back-pressure, later iterations' cross-tb dependencies) only make it lower.
+// (buffer-slot back-pressure, bandwidth shared by flows that happen to run together) only make it lower.
 #include <fmt/core.h>
 
 #include <algorithm>
@@ -213,12 +215,25 @@ class FloorModel {
     constexpr std::size_t kPeriodPassesPerAlgorithm = 32;
     std::vector<std::size_t> position(entry_.size(), order_.size());
     for (std::size_t k = 0; k < order_.size(); ++k) position[order_[k]] = k;
+    // A path longer than the tb's own chain leaves it after some step and re-enters at a later one: per
+    // tb, its first step with an edge out to another tb and its last step with one in from another.
+    std::vector<std::size_t> tb_of(entry_.size());
+    for (std::size_t t = 0; t < chains_.size(); ++t)
+      for (std::size_t s = 0; s < chains_[t].size(); ++s) tb_of[tb_first_step_[t] + s] = t;
+    std::vector<std::size_t> first_out(chains_.size(), entry_.size()), last_in(chains_.size(), 0);
+    for (std::size_t i = 0; i < entry_.size(); ++i) {
+      for (std::size_t x = edge_first_[i]; x < edge_first_[i + 1]; ++x) {
+        const std::size_t from = edges_[x].from;
+        if (tb_of[from] == tb_of[i]) continue;
+        first_out[tb_of[from]] = std::min(first_out[tb_of[from]], from);
+        last_in[tb_of[i]] = std::max(last_in[tb_of[i]], i);
+      }
+    }
     std::vector<std::tuple<std::size_t, std::size_t, std::size_t>> spans;  // (steps spanned, tb, first position)
     for (std::size_t t = 0; t < chains_.size(); ++t) {
-      if (chains_[t].empty()) continue;
+      if (chains_[t].empty() || first_out[t] >= last_in[t]) continue;  // its period is its own chain
       const std::size_t from = position[tb_first_step_[t]], to = position[tb_first_step_[t] + chains_[t].size() - 1];
-      // A single-step tb's period is that step, its own chain; the first iteration graph covers the rest.
-      if (to >= order_.size() || from >= order_.size() || chains_[t].size() < 2) continue;
+      if (to >= order_.size() || from >= order_.size()) continue;
       spans.emplace_back(to - from + 1, t, from);
     }
     std::sort(spans.begin(), spans.end());
