@@ -212,7 +212,7 @@ class FloorModel {
   // separate term, still bounds it). A cost limit, not a model constant: it only loosens the bound.
   std::vector<double> tile_periods(double tile) {
     constexpr double kUnreached = -std::numeric_limits<double>::infinity();
-    constexpr std::size_t kPeriodPassesPerAlgorithm = 32;
+    constexpr std::size_t kPeriodPassesPerAlgorithm = 4;
     std::vector<std::size_t> position(entry_.size(), order_.size());
     for (std::size_t k = 0; k < order_.size(); ++k) position[order_[k]] = k;
     // A path longer than the tb's own chain leaves it after some step and re-enters at a later one: per
