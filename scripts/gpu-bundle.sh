@@ -10,10 +10,7 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 bundle=${1:-$root/.gpu}
 build=$root/build-gpu
-configure=$(cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCCFORGE_BUILD_BENCH=OFF)
-grep -q "CUDA backend ON" <<< "$configure" ||
-  { echo "gpu-bundle: CMake did not enable the CUDA backend (is nvcc on PATH or under /usr/local/cuda?)" >&2; exit 2; }
-cmake --build "$build" -j"$(nproc)" --target ccforge executor_cuda_test
+"$root/scripts/gpu-build.sh" "$build"
 
 rm -rf "$bundle"
 mkdir -p "$bundle/build/tests/executor" "$bundle/lib"

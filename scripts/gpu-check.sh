@@ -19,9 +19,7 @@ echo "gpu-check: $gpus GPU(s):"
 nvidia-smi -L
 
 if [[ "${SKIP_BUILD:-0}" != 1 ]]; then
-  cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCCFORGE_BUILD_BENCH=OFF > "$out/configure.log"
-  grep -q "CUDA backend ON" "$out/configure.log" || { echo "gpu-check: CMake did not enable the CUDA backend" >&2; exit 2; }
-  cmake --build "$build" -j"$(nproc)" --target ccforge executor_cuda_test
+  "$root/scripts/gpu-build.sh" "$build"
 fi
 
 start=$SECONDS
