@@ -15,10 +15,10 @@ namespace {
 
 using C = ir::Collective;
 
-GenRequest two_nodes_of_eight(C coll) {
+GenRequest nodes_of_eight(C coll, int nodes = 2) {
   GenRequest req;
   req.collective = coll;
-  req.ngpus = 16;
+  req.ngpus = 8 * nodes;
   req.gpus_per_node = 8;
   return req;
 }
@@ -33,7 +33,7 @@ ir::Algorithm generate(const GenRequest& req) {
 // rank whose receive comes first in program order waits for it before it sends.
 TEST(SearchHierarchical, NoThreadblockCarriesBothDirectionsOfAnExchange) {
   for (C coll : {C::AllReduce, C::AllGather, C::ReduceScatter, C::AllToAll}) {
-    const ir::Algorithm algo = generate(two_nodes_of_eight(coll));
+    const ir::Algorithm algo = generate(nodes_of_eight(coll));
     for (const ir::GpuProgram& gpu : algo.gpus)
       for (const ir::ThreadBlock& tb : gpu.tbs)
         EXPECT_FALSE(tb.send_peer >= 0 && tb.send_peer == tb.recv_peer)
@@ -45,7 +45,7 @@ TEST(SearchHierarchical, AllreduceAt1GBBeatsNcclRingAndTreeOnTwoNdv5Nodes) {
   const topo::Topology t = topo::load_topology(std::string(CCFORGE_SOURCE_DIR) + "/data/topologies/ndv5-x2.xml");
   const sim::SimParams params;
   const sim::CallSpec call{ByteCount{1} << 30, *sim::data_type_from_string("half")};
-  const SimTime hier = sim::simulate(t, generate(two_nodes_of_eight(C::AllReduce)), call, params).time;
+  const SimTime hier = sim::simulate(t, generate(nodes_of_eight(C::AllReduce)), call, params).time;
   for (const char* nccl : {"nccl:ring:simple", "nccl:tree:simple"}) {
     const SimTime theirs = sim::simulate_nccl(t, C::AllReduce, call, *sim::parse_nccl_request(nccl), params).time;
     EXPECT_LT(hier.us(), theirs.us()) << "hierarchical " << hier.us() << " us vs " << nccl << " " << theirs.us() << " us";
@@ -60,8 +60,7 @@ TEST(SearchHierarchical, AllreduceAt1GBOnSixteenNdv5NodesBeatsNcclAndNearsTheBou
   const sim::SimParams params;
   const ByteCount bytes = ByteCount{1} << 30;
   const sim::CallSpec call{bytes, *sim::data_type_from_string("half")};
-  GenRequest req = two_nodes_of_eight(C::AllReduce);
-  req.ngpus = 128;
+  GenRequest req = nodes_of_eight(C::AllReduce, 16);
   const SimTime hier = sim::simulate(t, generate(req), call, params).time;
   const SimTime nccl = sim::simulate_nccl(t, C::AllReduce, call, *sim::parse_nccl_request("nccl"), params).time;
   const SimTime bound = lower_bound(t, C::AllReduce, bytes, &params.table).total();
@@ -91,8 +90,7 @@ TEST(SearchHierarchical, AllreducePiecesOverlapThePhasesWithinATile) {
   const topo::Topology t = topo::load_topology(std::string(CCFORGE_SOURCE_DIR) + "/data/topologies/ndv5-x16.xml");
   const sim::SimParams params;
   const sim::CallSpec call{ByteCount{64} << 20, *sim::data_type_from_string("half")};
-  GenRequest req = two_nodes_of_eight(C::AllReduce);
-  req.ngpus = 128;
+  GenRequest req = nodes_of_eight(C::AllReduce, 16);
   req.protocol = ir::Protocol::LL128;
   req.instances = 2;
   const SimTime whole = sim::simulate(t, generate(req), call, params).time;
@@ -103,7 +101,7 @@ TEST(SearchHierarchical, AllreducePiecesOverlapThePhasesWithinATile) {
 
 TEST(SearchHierarchical, OnlyAllreduceTakesPieces) {
   for (C coll : {C::AllGather, C::ReduceScatter, C::AllToAll}) {
-    GenRequest req = two_nodes_of_eight(coll);
+    GenRequest req = nodes_of_eight(coll);
     req.chunks = 2;
     EXPECT_FALSE(try_generate(*find_generator("hierarchical"), req).algorithm) << ir::to_string(coll);
   }
@@ -111,4 +109,3 @@ TEST(SearchHierarchical, OnlyAllreduceTakesPieces) {
 
 }  // namespace
 }  // namespace ccforge::search
-
