@@ -7,6 +7,8 @@
 #include <nlohmann/json.hpp>
 
 #include "ccforge/ir/ir.hpp"
+#include "ccforge/ir/runtime.hpp"
+#include "ccforge/topology/topology.hpp"
 #include "commands.hpp"
 
 namespace ccforge::cli {
@@ -18,7 +20,49 @@ struct IrFlags {
   std::string file;
   std::string out;
   bool json = false;
+  std::string runtime;  // empty: the rules both runtimes share, without their threadblock limits
+  std::string gpu;      // GPU model: residency (threadblocks <= SMs/CUs) and, without --runtime, the runtime
 };
+
+// --gpu MODEL, checked against the models ccforge knows.
+std::optional<topo::GpuSpec> gpu_of(const IrFlags& f) {
+  if (f.gpu.empty()) return std::nullopt;
+  const auto spec = topo::gpu_spec(f.gpu);
+  if (!spec) throw CLI::ValidationError("--gpu", "unknown GPU model '" + f.gpu + "' (use one of: " + topo::known_gpu_models() + ")");
+  return spec;
+}
+
+// --runtime wins; else the GPU's vendor picks it (AMD: RCCL); nullopt when neither flag was given.
+std::optional<ir::Runtime> runtime_of(const IrFlags& f) {
+  if (!f.runtime.empty()) {
+    const auto r = ir::runtime_from_string(f.runtime);
+    if (!r) throw CLI::ValidationError("--runtime", "unknown runtime '" + f.runtime + "' (use one of: " + ir::runtime_names() + ")");
+    return r;
+  }
+  const auto gpu = gpu_of(f);
+  if (!gpu) return std::nullopt;
+  return ir::runtime_for_vendor(gpu->amd);
+}
+
+// The rules --runtime/--gpu ask for, resolved before any file is read.
+struct RuntimeRules {
+  std::optional<ir::Runtime> runtime;
+  int multiprocessors = 0;  // 0: residency not checked
+};
+RuntimeRules runtime_rules(const IrFlags& f) {
+  const auto gpu = gpu_of(f);
+  return {runtime_of(f), gpu ? gpu->multiprocessors : 0};
+}
+
+// Without a runtime, the rules every runtime shares (depid, offsets, parser nodes) still apply, under
+// msccl-executor-nccl's threadblock limit, the larger of the two.
+ir::CheckReport check_for(const ir::Algorithm& algo, const RuntimeRules& rules) {
+  if (rules.runtime) return ir::check(algo, ir::runtime_target(*rules.runtime), rules.multiprocessors);
+  ir::CheckReport report = ir::check(algo);
+  ir::check_loadable(algo, ir::runtime_target(ir::Runtime::MscclNccl), rules.multiprocessors, report);
+  report.notes.push_back("no --runtime/--gpu: RCCL's 64-threadblock limit, residency and the runtime's collectives were not checked");
+  return report;
+}
 
 std::string where(const std::string& file, const ir::CheckIssue& issue) {
   std::string loc = file;
@@ -42,17 +86,21 @@ void print_json(const std::string& file, const ir::CheckReport& report) {
 }
 
 void run_check(const IrFlags& f) {
+  const RuntimeRules rules = runtime_rules(f);
   const ir::Algorithm algo = ir::read_msccl_xml(f.file);
-  const ir::CheckReport report = ir::check(algo);
+  const ir::CheckReport report = check_for(algo, rules);
   if (f.json) {
     print_json(f.file, report);
   } else {
     for (const ir::CheckIssue& i : report.issues) fmt::print("{} {}\n", where(f.file, i), i.message);
     for (const std::string& note : report.notes) fmt::print("{}: note: {}\n", f.file, note);
     const ir::AlgorithmStats stats = ir::compute_stats(algo);
+    std::string runtime;
+    if (rules.runtime) runtime = fmt::format("; {} loads and runs it", ir::runtime_target(*rules.runtime).title);
+    if (rules.multiprocessors > 0) runtime += fmt::format(" with all threadblocks resident on {} SMs/CUs", rules.multiprocessors);
     if (report.ok())
-      fmt::print("{}: ok: {} {} on {} ranks, {} steps; structure, limits, deadlock freedom, race freedom and postcondition hold\n",
-                 f.file, ir::to_string(algo.collective), ir::to_string(algo.protocol), algo.ngpus, stats.total_steps);
+      fmt::print("{}: ok: {} {} on {} ranks, {} steps; structure, limits, deadlock freedom, race freedom and postcondition hold{}\n",
+                 f.file, ir::to_string(algo.collective), ir::to_string(algo.protocol), algo.ngpus, stats.total_steps, runtime);
     else
       fmt::print("{}: {} problem(s)\n", f.file, report.issues.size());
   }
@@ -98,6 +146,10 @@ void add_ir_command(CLI::App& app) {
   CLI::App* check = ir_cmd->add_subcommand("check", "Prove structure, limits, deadlock/race freedom and the postcondition; exit 1 on failure");
   check->add_option("file", flags->file, "MSCCL XML algorithm")->required();
   check->add_flag("--json", flags->json, "print the report as JSON");
+  check->add_option("--runtime", flags->runtime, "also apply this runtime's load and run rules: " + ir::runtime_names() +
+                                                      " (default: from --gpu's vendor)");
+  check->add_option("--gpu", flags->gpu, "GPU model the file runs on (e.g. \"H100 SXM\", MI300X): all of a rank's "
+                                              "threadblocks must fit on its SMs/CUs at once");
   check->callback([flags] { run_check(*flags); });
 
   CLI::App* normalize = ir_cmd->add_subcommand("normalize", "Re-export in ccforge's canonical MSCCL XML form (idempotent)");

@@ -5,16 +5,22 @@
 namespace ccforge::topo {
 namespace {
 
-// Link counts are per GPU, from the vendors' datasheets.
+// Link and multiprocessor counts are per GPU, from the vendors' datasheets and architecture whitepapers.
 constexpr std::array<GpuModel, 7> kGpuModels{{
-    {"V100 SXM2", 70, GpuArch::Volta, 6, 6, "NVIDIA Tesla V100 datasheet: 6 NVLink2 links, 300 GB/s"},
-    {"A100 SXM", 80, GpuArch::Ampere, 12, 12, "NVIDIA A100 datasheet: 12 NVLink3 links, 600 GB/s"},
-    {"A100 PCIe", 80, GpuArch::Ampere, 12, 0, "NVIDIA A100 datasheet: NVLink only through optional bridges"},
-    {"H100 SXM", 90, GpuArch::Hopper, 18, 18, "NVIDIA H100 datasheet: 18 NVLink4 links, 900 GB/s"},
-    {"H100 PCIe", 90, GpuArch::Hopper, 12, 0, "NVIDIA H100 datasheet: NVLink bridge 600 GB/s, optional"},
-    {"B200", 100, GpuArch::Blackwell, 18, 18, "NVIDIA DGX B200 datasheet: 18 NVLink5 links, 1.8 TB/s"},
-    {"MI300X", 0, GpuArch::Cdna3, 8, 7,
-     "AMD Instinct MI300X datasheet: 8 Infinity Fabric links; 7 reach the peers of an 8-GPU platform"},
+    {"V100 SXM2", 70, GpuArch::Volta, 6, 6, 80,
+     "NVIDIA Tesla V100 datasheet: 6 NVLink2 links, 300 GB/s; V100 whitepaper: 80 SMs"},
+    {"A100 SXM", 80, GpuArch::Ampere, 12, 12, 108,
+     "NVIDIA A100 datasheet: 12 NVLink3 links, 600 GB/s; A100 whitepaper: 108 SMs"},
+    {"A100 PCIe", 80, GpuArch::Ampere, 12, 0, 108,
+     "NVIDIA A100 datasheet: NVLink only through optional bridges; A100 whitepaper: 108 SMs"},
+    {"H100 SXM", 90, GpuArch::Hopper, 18, 18, 132,
+     "NVIDIA H100 datasheet: 18 NVLink4 links, 900 GB/s; H100 whitepaper: 132 SMs (SXM5)"},
+    {"H100 PCIe", 90, GpuArch::Hopper, 12, 0, 114,
+     "NVIDIA H100 datasheet: NVLink bridge 600 GB/s, optional; H100 whitepaper: 114 SMs (PCIe)"},
+    {"B200", 100, GpuArch::Blackwell, 18, 18, 148,
+     "NVIDIA DGX B200 datasheet: 18 NVLink5 links, 1.8 TB/s; 148 SMs as CUDA reports them"},
+    {"MI300X", 0, GpuArch::Cdna3, 8, 7, 304,
+     "AMD Instinct MI300X datasheet: 8 Infinity Fabric links (7 reach the peers of an 8-GPU platform), 304 CUs"},
 }};
 
 }  // namespace
@@ -36,6 +42,12 @@ const GpuModel* gpu_model_for_sm(int sm) {
 const GpuModel* gpu_model_for_gcn(std::string_view gcn) {
   // gfx942 is the CDNA3 ISA of MI300X (AMD ROCm "GPU hardware specifications" table).
   return gcn == "gfx942" ? find_gpu_model("MI300X") : nullptr;
+}
+
+std::optional<GpuSpec> gpu_spec(std::string_view model) {
+  const GpuModel* m = find_gpu_model(model);
+  if (!m) return std::nullopt;
+  return GpuSpec{m->arch, m->multiprocessors, m->sm == 0};
 }
 
 std::string known_gpu_models() {

@@ -15,6 +15,7 @@ struct GpuModel {
   GpuArch arch;
   int max_peer_links;       // physical NVLink/xGMI links on the part
   int default_peer_links;   // links wired on the usual board (0: PCIe card without bridges)
+  int multiprocessors;      // SMs (NVIDIA) or compute units (AMD) on the part
   const char* source;
 };
 
@@ -24,7 +25,5 @@ const GpuModel* find_gpu_model(std::string_view name);
 const GpuModel* gpu_model_for_sm(int sm);
 // The AMD model of an RCCL gcn name ("gfx942"); nullptr when unsupported.
 const GpuModel* gpu_model_for_gcn(std::string_view gcn);
-// "V100 SXM2, A100 SXM, ..." for error messages.
-std::string known_gpu_models();
 
 }  // namespace ccforge::topo

@@ -63,7 +63,18 @@ struct GpuInfo {
   Bandwidth nvlink_bandwidth;  // total GPU-fabric bandwidth (NVLink/xGMI) per direction
   Bandwidth pcie_bandwidth;
   Bandwidth nic_bandwidth;     // of nearest_nic, 0 when none
+  int multiprocessors = 0;     // SMs (NVIDIA) or compute units (AMD), from the model's datasheet
 };
+
+// What other parts need of a GPU model ccforge knows ("H100 SXM", "MI300X", ...).
+struct GpuSpec {
+  GpuArch arch;
+  int multiprocessors;  // SMs (NVIDIA) or compute units (AMD)
+  bool amd;             // AMD parts run RCCL; NVIDIA parts NCCL
+};
+std::optional<GpuSpec> gpu_spec(std::string_view model);  // nullopt when unknown
+// "V100 SXM2, A100 SXM, ..." for error messages.
+std::string known_gpu_models();
 
 // A GPU-to-GPU path. Links are in order from source to destination.
 struct Route {
