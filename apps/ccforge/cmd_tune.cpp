@@ -11,6 +11,7 @@
 #include <fmt/core.h>
 
 #include "ccforge/common/units.hpp"
+#include "ccforge/ir/runtime.hpp"
 #include "ccforge/search/search.hpp"
 #include "ccforge/sim/sim.hpp"
 #include "ccforge/topology/topology.hpp"
@@ -34,6 +35,9 @@ struct TuneFlags {
   bool all_candidates = false;
   bool no_prune = false;
   bool list = false;
+  std::string runtime;  // empty: the topology's GPU vendor's runtime
+  bool export_rooted = false;
+  bool replace = false;
 };
 
 std::vector<ir::Collective> parse_collectives(const std::string& text) {
@@ -114,14 +118,29 @@ void run_tune(const TuneFlags& f) {
   options.resume = f.resume;
   options.write_candidates = f.all_candidates;
   options.prune = !f.no_prune;
+  options.export_rooted = f.export_rooted;
+  options.replace = f.replace;
+  if (!f.runtime.empty()) {
+    options.runtime = ir::runtime_from_string(f.runtime);
+    if (!options.runtime)
+      throw CLI::ValidationError("--runtime", "unknown runtime '" + f.runtime + "' (use one of: " + ir::runtime_names() + ")");
+  }
   options.progress = progress_printer();
   sim::SimParams params;
   const topo::LoadOptions load = f.profile.empty() ? topo::LoadOptions{} : sim::apply_profile(f.profile, params);
   const topo::Topology topology = topo::load_topology(f.topo, load);
   const search::TuneResult result = search::tune(topology, options, params);
   print_summary(result, search::selection_csv_lines(result));
-  fmt::print("\nwrote {}/selection.csv, selection.md, bands.csv, report.json, algorithms/{}\n", f.out,
-             f.all_candidates ? ", candidates/" : "");
+  fmt::print("\nwrote {}/selection.csv, selection.md, bands.csv, report.json, DEPLOY.md, env.sh, algorithms/{}{} for {} "
+             "on {} SMs/CUs\n",
+             f.out, f.export_rooted ? ", algorithms-rooted/" : "", f.all_candidates ? ", candidates/" : "",
+             ir::runtime_target(result.target.runtime).title, result.target.multiprocessors);
+  if (!result.carried_over.empty()) {
+    std::string kept;
+    for (const std::string& c : result.carried_over) kept += (kept.empty() ? "" : ",") + c;
+    fmt::print("kept {} from the earlier tune in {} (--replace drops them)\n", kept, f.out);
+  }
+  if (!result.replaced.empty()) fmt::print("{}\n", result.replaced);
 }
 
 }  // namespace
@@ -144,6 +163,12 @@ void add_tune_command(CLI::App& app) {
                 "also write every candidate that passed the checker to DIR/candidates/ (for ccforge validate --all-sizes)");
   cmd->add_flag("--no-prune", flags->no_prune, "simulate every candidate at every size (slower; same winners, for checking)");
   cmd->add_flag("--list", flags->list, "print the generator registry and exit");
+  cmd->add_option("--runtime", flags->runtime, "runtime the exported files are for: " + ir::runtime_names() +
+                                                   " (default: rccl for AMD GPUs, msccl-nccl otherwise)");
+  cmd->add_flag("--export-rooted", flags->export_rooted,
+                "also export broadcast/reduce/gather/scatter winners (root 0 only) to DIR/algorithms-rooted/");
+  cmd->add_flag("--replace", flags->replace,
+                "drop collectives an earlier tune in DIR had and this one does not tune (default: keep them)");
   cmd->callback([flags] { run_tune(*flags); });
 }
 

@@ -1,4 +1,5 @@
 // `ccforge validate`: flags and printing only; the validate and executor libraries do the work.
+#include <algorithm>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -8,6 +9,7 @@
 #include <fmt/core.h>
 
 #include "ccforge/common/atomic_file.hpp"
+#include "ccforge/common/diag.hpp"
 #include "ccforge/common/units.hpp"
 #include "ccforge/executor/executor.hpp"
 #include "ccforge/validate/validate.hpp"
@@ -16,9 +18,11 @@
 namespace ccforge::cli {
 namespace {
 
+constexpr int kDefaultRanks = 8;
+
 struct ValidateFlags {
   std::string device = "host";
-  int nranks = 8;
+  std::optional<int> nranks;  // default: the algorithms' rank count, else kDefaultRanks
   std::vector<std::string> collectives;
   std::string algos_dir, tuned_dir, out_dir = "ccforge-validate";
   std::string min_size = "1K";
@@ -41,9 +45,9 @@ std::unique_ptr<executor::Backend> make_backend(const ValidateFlags& f) {
   return executor::make_cuda_backend(options);
 }
 
-validate::SweepOptions sweep_options(const ValidateFlags& f) {
+validate::SweepOptions sweep_options(const ValidateFlags& f, int nranks) {
   validate::SweepOptions o;
-  o.nranks = f.nranks;
+  o.nranks = nranks;
   for (const std::string& name : f.collectives) {
     auto c = ir::collective_from_string(name);
     if (!c) throw CLI::ValidationError("--coll", "unknown collective '" + name + "' (allreduce, allgather, reducescatter, alltoall, ...)");
@@ -79,17 +83,25 @@ void run_collectives(const ValidateFlags& f) {
     throw CLI::ValidationError("--algos/--tuned", "the host device has no NCCL baseline: give algorithms to run");
   const std::filesystem::path tuned(f.tuned_dir);
   const auto candidates = f.tuned_dir.empty() ? (f.algos_dir.empty() ? std::vector<validate::Candidate>{} : validate::load_algorithms(f.algos_dir))
-                                              : validate::load_algorithms(tuned / "algorithms");
+                                              : validate::load_tuned_algorithms(tuned);
   const auto bounds = f.tuned_dir.empty() ? std::vector<validate::TunedBound>{} : validate::read_tuned_bounds(tuned / "selection.csv");
-  const validate::SweepOptions options = sweep_options(f);
+  const auto inferred = validate::common_rank_count(candidates);
+  const int nranks = f.nranks.value_or(inferred.value_or(kDefaultRanks));
+  const validate::SweepOptions options = sweep_options(f, nranks);
   auto backend = make_backend(f);
-  fmt::print("# ccforge validate: device {}, {} ranks, {} algorithms, -n {} -w {} -c {}\n", backend->name(), f.nranks, candidates.size(),
-             f.iterations, f.warmup, f.check);
+  fmt::print("# ccforge validate: device {}, {} ranks{}, {} algorithms, -n {} -w {} -c {}\n", backend->name(), nranks,
+             !f.nranks && inferred ? " (the algorithms')" : "", candidates.size(), f.iterations, f.warmup, f.check);
   fmt::print("#{:>11} {:>12} {:>9} {:>6} {:>13} {:>10} {:>8} {:>8} {:>7}  {}\n", "size", "count", "type", "redop", "placement", "time",
              "algbw", "busbw", "#wrong", "algorithm");
   fmt::print("#{:>11} {:>12} {:>9} {:>6} {:>13} {:>10} {:>8} {:>8}\n", "(B)", "(elements)", "", "", "", "(us)", "(GB/s)", "(GB/s)");
   const validate::SweepResult result = validate::run_sweep(*backend, candidates, options, print_run);
-  validate::write_sweep_outputs(result, bounds, f.out_dir);
+  const bool ran_an_algorithm =
+      std::any_of(result.runs.begin(), result.runs.end(), [](const validate::Measurement& m) { return !m.file.empty(); });
+  if (!ran_an_algorithm && (!candidates.empty() || result.runs.empty()))
+    throw DiagError(Diag{{f.tuned_dir.empty() ? f.algos_dir : f.tuned_dir, 0},
+                         fmt::format("ran nothing: no algorithm there runs on {} ranks between -b and -e{}", nranks,
+                                     candidates.empty() ? " (the directory has none: every band kept NCCL?)" : ""),
+                         "check --nranks, --coll, -b/-e, or pass --all-sizes"});  validate::write_sweep_outputs(result, bounds, f.out_dir);
   fmt::print("# {} runs; wrote {}/measured.csv, selection.csv, selection.md\n", result.runs.size(), f.out_dir);
   if (!f.topo.empty()) {
     const auto csv = validate::model_error_csv(result, candidates, topo::load_topology(f.topo), sim::SimParams{});
@@ -128,7 +140,8 @@ void add_validate_command(CLI::App& app) {
   auto flags = std::make_shared<ValidateFlags>();
   CLI::App* cmd = app.add_subcommand("validate", "run algorithms on real buffers, check every element, measure, write measured selection tables");
   cmd->add_option("--device", flags->device, "host (threads, runs anywhere) or cuda")->check(CLI::IsMember({"host", "cuda"}))->capture_default_str();
-  cmd->add_option("--nranks", flags->nranks, "ranks; algorithms for other rank counts are skipped")->check(CLI::Range(2, 1024))->capture_default_str();
+  cmd->add_option("--nranks", flags->nranks, "ranks (default: the rank count of the algorithms, else 8); algorithms for other rank counts are skipped")
+      ->check(CLI::Range(2, 1024));
   cmd->add_option("--coll", flags->collectives, "collectives to run (default: those of the algorithms)")->delimiter(',');
   auto* algos = cmd->add_option("--algos", flags->algos_dir, "directory of MSCCL XML algorithms")->check(CLI::ExistingDirectory);
   cmd->add_option("--tuned", flags->tuned_dir, "directory written by `ccforge tune --out` (algorithms/ and selection.csv)")

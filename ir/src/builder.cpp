@@ -8,6 +8,8 @@
 #include <array>
 #include <map>
 
+#include "aliasing.hpp"
+#include "builder_outofplace.hpp"
 #include "builder_plan.hpp"
 #include "op_traits.hpp"
 
@@ -222,6 +224,8 @@ void check_limits(const BuilderSpec& spec, const Algorithm& algo) {
 Algorithm AlgorithmBuilder::build() const {
   std::vector<PlannedOp> recorded;
   for (const Op& op : ops_) recorded.push_back(PlannedOp{op.kind, op.src, op.dst, op.channel});
+  if (spec_.derive_outofplace && !spec_.inplace && inplace_aliasing(spec_.collective) != Aliasing::None)
+    recorded = outofplace_ops(spec_, recorded);
   const int nchannels = channels_of(recorded);
   check_channel_limit(spec_, nchannels);
   const BuildPlan plan = plan_build(spec_, recorded);

@@ -27,7 +27,10 @@ Program::Program(const GenRequest& req, std::string name, int input_chunks, int 
   spec_.protocol = req.protocol;
   spec_.input_chunks = input_chunks;
   spec_.output_chunks = output_chunks;
-  spec_.inplace = inplace;
+  // Generators write for an in-place call (or, alltoall, out-of-place only); an out-of-place request
+  // derives its program from the in-place one.
+  spec_.inplace = inplace && req.inplace;
+  spec_.derive_outofplace = inplace && !req.inplace;
 }
 
 int Program::Layout::block_size(ir::BufferKind buf) const {

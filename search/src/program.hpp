@@ -14,6 +14,8 @@ namespace ccforge::search {
 class Program {
  public:
   // input_chunks/output_chunks are per rank for one instance, as ir::BuilderSpec counts them.
+  // `inplace`: the program is written for an in-place call; req.inplace = false then derives the
+  // out-of-place algorithm from it (ir::BuilderSpec::derive_outofplace).
   Program(const GenRequest& req, std::string name, int input_chunks, int output_chunks, bool inplace);
 
   // Local ops: channel -1 lets the builder place them (ir::AlgorithmBuilder::copy), >= 0 pins them.

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "ccforge/common/atomic_file.hpp"
+#include "ccforge/ir/runtime.hpp"
 #include "ccforge/search/search.hpp"
 #include "ccforge/sim/sim.hpp"
 #include "ccforge/topology/topology.hpp"
@@ -107,11 +108,15 @@ TEST(SearchTune, ExportedFilesPassTheCheckerAndCarryTheirBand) {
   for (const auto& ct : r.collectives)
     for (const auto& band : ct.bands) {
       if (band.winner < 0) continue;
-      const ir::Algorithm algo = ir::read_msccl_xml(dir / band.file);
-      EXPECT_TRUE(ir::check(algo).ok()) << band.file;
-      EXPECT_EQ(algo.min_bytes, band.min_bytes);
-      EXPECT_EQ(algo.max_bytes, band.max_bytes);
-      ++files;
+      for (const std::string& file : {band.file, band.outofplace_file}) {
+        ASSERT_FALSE(file.empty()) << ir::to_string(ct.collective) << " " << band.note;
+        const ir::Algorithm algo = ir::read_msccl_xml(dir / file);
+        EXPECT_TRUE(ir::check(algo, ir::runtime_target(r.target.runtime), r.target.multiprocessors).ok()) << file;
+        EXPECT_EQ(algo.min_bytes, band.min_bytes);
+        EXPECT_EQ(algo.max_bytes, band.max_bytes);
+        EXPECT_NE(algo.inplace, file == band.outofplace_file) << file;
+        ++files;
+      }
     }
   EXPECT_EQ(static_cast<std::size_t>(files), std::distance(fs::directory_iterator(dir / "algorithms"), fs::directory_iterator{}));
 }

@@ -70,6 +70,9 @@ TEST(SizeConventions, TuneExportsExecutorBytesForGatherBands) {
   options.jobs = 1;
   options.out_dir = dir;
   options.write_candidates = true;
+  // Gather files are rooted and msccl-executor-nccl has no gather entry point: export them for RCCL.
+  options.runtime = ir::Runtime::Rccl;
+  options.export_rooted = true;
   const search::TuneResult r = search::tune(ndv5(), options, sim::SimParams{});
   int gather_files = 0;
   for (const search::CollectiveTune& ct : r.collectives) {

@@ -15,7 +15,8 @@ rm -rf "$work"
 mkdir -p "$work"
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
-"$ccforge" tune --topo "$topology" -b 1K -e "$tune_max" --out "$work/tune" --all-candidates --jobs 2 > "$work/tune.log" 2>&1 ||
+"$ccforge" tune --topo "$topology" -b 1K -e "$tune_max" --out "$work/tune" --all-candidates --export-rooted --jobs 2 \
+  > "$work/tune.log" 2>&1 ||
   fail "tune exited $? ($(tail -n 1 "$work/tune.log"))"
 
 # Every file in DIR ran (at least once) and every run of a file got every element right.
@@ -33,11 +34,16 @@ expect_all_ran_clean() {
   echo "$what: $(echo "$files" | wc -l) files, $(($(wc -l < "$measured") - 1)) runs, #wrong = 0"
 }
 
-"$ccforge" validate --device host --nranks "$nranks" --tuned "$work/tune" -b 1K -e "$tune_max" -n 1 -w 0 -c 1 \
-  --out "$work/tuned" > "$work/tuned.log" 2>&1 || fail "validate --tuned exited $? ($(grep -m 1 BROKEN "$work/tuned.log" || tail -n 1 "$work/tuned.log"))"
-[ -s "$work/tuned/selection.csv" ] || fail "measured selection.csv not written"
-if [ -n "$(find "$work/tune/algorithms" -name '*.xml' 2> /dev/null)" ]; then
-  expect_all_ran_clean "$work/tune/algorithms" "$work/tuned/measured.csv" "tuned"
+# The exported files (in-place, out-of-place variants, rooted ones) in their bands; validate infers the
+# rank count from them and exits non-zero when it runs none.
+if [ -n "$(find "$work/tune" -path '*/algorithms*' -name '*.xml' 2> /dev/null)" ]; then
+  "$ccforge" validate --device host --tuned "$work/tune" -b 1K -e "$tune_max" -n 1 -w 0 -c 1 \
+    --out "$work/tuned" > "$work/tuned.log" 2>&1 || fail "validate --tuned exited $? ($(grep -m 1 BROKEN "$work/tuned.log" || tail -n 1 "$work/tuned.log"))"
+  grep -q "^# ccforge validate: device host, $nranks ranks (the algorithms')" "$work/tuned.log" || fail "rank count not inferred"
+  [ -s "$work/tuned/selection.csv" ] || fail "measured selection.csv not written"
+  for folder in algorithms algorithms-rooted; do
+    if [ -d "$work/tune/$folder" ]; then expect_all_ran_clean "$work/tune/$folder" "$work/tuned/measured.csv" "tuned $folder"; fi
+  done
 else
   echo "tuned: NCCL kept at every size (no files)"
 fi

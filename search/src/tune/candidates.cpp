@@ -6,9 +6,12 @@
 #include <algorithm>
 #include <optional>
 
+#include <fmt/core.h>
+
 #include "ccforge/search/search.hpp"
 #include "ccforge/topology/topology.hpp"
 #include "program.hpp"
+#include "tune/runtime_fit.hpp"
 
 namespace ccforge::search {
 
@@ -57,31 +60,43 @@ TopologyInputs topology_inputs(const topo::Topology& topo, ir::Collective coll) 
   return inputs;
 }
 
-// Builds and proves one candidate; true when it was accepted.
-bool try_one(const GeneratorInfo& gen, const GenRequest& req, CandidateSet& out) {
+// What building one grid point gave: accepted, rejected before it existed (the generator or checker;
+// may depend on the protocol), or built and proven but unfit for the runtime (never depends on it).
+enum class Outcome { Accepted, Rejected, Unfit };
+
+Outcome try_one(const GeneratorInfo& gen, const GenRequest& req, const DeployTarget& target, CandidateSet& out) {
   Generated g = try_generate(gen, req);
   const std::string label = g.algorithm ? g.algorithm->name : candidate_name(gen.name, req);
   if (!g.algorithm) {
     out.rejected.push_back({label, g.why_not});
-    return false;
+    return Outcome::Rejected;
   }
   const ir::CheckReport report = ir::check(*g.algorithm);
   if (!report.ok()) {
     out.rejected.push_back({label, "checker: " + report.issues.front().rule + ": " + report.issues.front().message});
-    return false;
+    return Outcome::Rejected;
+  }
+  if (auto misfit = runtime_misfit(*g.algorithm, target)) {
+    out.rejected.push_back({label, std::move(*misfit)});
+    return Outcome::Unfit;
   }
   out.accepted.push_back({label, std::string(gen.name), req, std::move(*g.algorithm)});
-  return true;
+  return Outcome::Accepted;
 }
 
 // The protocol only labels a schedule: no generator's steps depend on it (generators_test
-// "ProtocolOnlyRelabelsTheSchedule") and the checker never reads it. So each grid point is built and
-// proven once, with Simple, and copied for LL and LL128 under the name candidate_name() gives them
-// (the protocol is its last field); this was two thirds of the building and checking.
+// "ProtocolOnlyRelabelsTheSchedule") and neither the checker nor the runtime rules read it. So each grid
+// point is built and proven once, with Simple, and copied (or its runtime rejection repeated) for LL and
+// LL128 under the name candidate_name() gives them (the protocol is its last field); this was two thirds
+// of the building and checking.
+std::string relabelled_name(const std::string& simple_name, ir::Protocol protocol) {
+  const std::string_view simple_label = ir::to_string(ir::Protocol::Simple);
+  return simple_name.substr(0, simple_name.size() - simple_label.size()) + ir::to_string(protocol);
+}
+
 Candidate relabelled(const Candidate& simple, const GenRequest& req) {
   Candidate c = simple;
-  const std::string_view simple_label = ir::to_string(ir::Protocol::Simple);
-  c.name = c.name.substr(0, c.name.size() - simple_label.size()) + ir::to_string(req.protocol);
+  c.name = relabelled_name(simple.name, req.protocol);
   c.request = req;
   c.algorithm.name = c.name;
   c.algorithm.protocol = req.protocol;
@@ -119,7 +134,33 @@ std::vector<GenRequest> grid_requests(const GeneratorInfo& gen, const topo::Topo
 
 }  // namespace
 
+std::optional<std::string> runtime_misfit(const ir::Algorithm& algo, const DeployTarget& target) {
+  ir::CheckReport report;
+  ir::check_loadable(algo, ir::runtime_target(target.runtime), target.multiprocessors, report);
+  if (report.ok()) return std::nullopt;
+  const ir::CheckIssue& first = report.issues.front();
+  return fmt::format("runtime {}: {}: {}{}", ir::to_string(target.runtime), first.rule, first.message,
+                     report.issues.size() > 1 ? fmt::format(" (and {} more)", report.issues.size() - 1) : "");
+}
+
+DeployTarget deploy_target(const topo::Topology& topo, std::optional<ir::Runtime> runtime) {
+  DeployTarget target;
+  bool amd = false;
+  for (int r = 0; r < topo.num_gpus(); ++r) {
+    const topo::GpuInfo& gpu = topo.gpu(r);
+    amd = amd || gpu.arch == topo::GpuArch::Cdna3;
+    if (gpu.multiprocessors > 0 && (target.multiprocessors == 0 || gpu.multiprocessors < target.multiprocessors))
+      target.multiprocessors = gpu.multiprocessors;
+  }
+  target.runtime = runtime.value_or(ir::runtime_for_vendor(amd));
+  return target;
+}
+
 CandidateSet enumerate_candidates(const topo::Topology& topo, ir::Collective coll) {
+  return enumerate_candidates(topo, coll, deploy_target(topo));
+}
+
+CandidateSet enumerate_candidates(const topo::Topology& topo, ir::Collective coll, const DeployTarget& target) {
   const TopologyInputs inputs = topology_inputs(topo, coll);
   CandidateSet set;
   for (const GeneratorInfo& gen : generators()) {
@@ -127,12 +168,23 @@ CandidateSet enumerate_candidates(const topo::Topology& topo, ir::Collective col
     const std::size_t tree_choices = uses_trees(gen) ? inputs.tree_sets.size() : 1;
     for (std::size_t ts = 0; ts < tree_choices; ++ts) {
       std::vector<GenRequest> requests = grid_requests(gen, topo, coll, inputs, ts);
-      std::vector<std::optional<std::size_t>> simple_built(requests.size());  // index in set.accepted
+      // Per grid point, what its Simple build gave: an index in set.accepted, or one in set.rejected
+      // when the runtime cannot run it.
+      std::vector<std::optional<std::size_t>> simple_built(requests.size()), simple_unfit(requests.size());
       for (ir::Protocol proto : {ir::Protocol::Simple, ir::Protocol::LL, ir::Protocol::LL128})
         for (std::size_t i = 0; i < requests.size(); ++i) {
           requests[i].protocol = proto;
-          if (simple_built[i]) set.accepted.push_back(relabelled(set.accepted[*simple_built[i]], requests[i]));
-          else if (try_one(gen, requests[i], set) && proto == ir::Protocol::Simple) simple_built[i] = set.accepted.size() - 1;
+          if (simple_built[i]) {
+            set.accepted.push_back(relabelled(set.accepted[*simple_built[i]], requests[i]));
+          } else if (simple_unfit[i]) {
+            const Rejection& r = set.rejected[*simple_unfit[i]];
+            set.rejected.push_back({relabelled_name(r.name, proto), r.reason});
+          } else {
+            const Outcome outcome = try_one(gen, requests[i], target, set);
+            if (proto != ir::Protocol::Simple) continue;
+            if (outcome == Outcome::Accepted) simple_built[i] = set.accepted.size() - 1;
+            if (outcome == Outcome::Unfit) simple_unfit[i] = set.rejected.size() - 1;
+          }
         }
     }
   }

@@ -1,11 +1,14 @@
 #include "tune/outputs.hpp"
 
-#include <set>
+#include <algorithm>
 
 #include <fmt/core.h>
 #include <nlohmann/json.hpp>
 
+#include "ccforge/common/atomic_dir.hpp"
 #include "ccforge/common/atomic_file.hpp"
+#include "tune/deploy_notes.hpp"
+#include "tune/output_dir.hpp"
 
 namespace ccforge::search {
 
@@ -56,54 +59,52 @@ std::string selection_md(const TuneResult& result) {
   return md;
 }
 
-std::string bands_csv(const TuneResult& result) {
-  std::string csv = "collective,min_bytes,max_bytes,algorithm,file\n";
+// A CSV field that may hold commas or quotes (RFC 4180 quoting).
+std::string csv_text(const std::string& text) {
+  if (text.find_first_of(",\"\n") == std::string::npos) return text;
+  std::string quoted = "\"";
+  for (char ch : text) quoted += ch == '"' ? std::string("\"\"") : std::string(1, ch);
+  return quoted + "\"";
+}
+
+constexpr const char* kBandsHeader = "collective,min_bytes,max_bytes,algorithm,file,outofplace_file,note";
+
+std::vector<std::string> band_lines(const TuneResult& result) {
+  std::vector<std::string> lines;
   for (const CollectiveTune& ct : result.collectives)
     for (const Band& b : ct.bands)
-      csv += fmt::format("{},{},{},{},{}\n", ir::to_string(ct.collective), b.min_bytes, b.max_bytes,
-                         b.winner < 0 ? "NCCL" : ct.candidates.accepted[static_cast<std::size_t>(b.winner)].name, b.file);
-  return csv;
+      lines.push_back(fmt::format("{},{},{},{},{},{},{}", ir::to_string(ct.collective), b.min_bytes, b.max_bytes,
+                                  b.winner < 0 ? "NCCL" : ct.candidates.accepted[static_cast<std::size_t>(b.winner)].name,
+                                  b.file, b.outofplace_file, csv_text(b.note)));
+  return lines;
 }
 
-// Files of an earlier tune in `folder` that this one did not write.
-void remove_stale(const std::filesystem::path& folder, const std::set<std::filesystem::path>& written) {
-  if (!std::filesystem::exists(folder)) return;
-  std::vector<std::filesystem::path> stale;
-  for (const auto& entry : std::filesystem::directory_iterator(folder))
-    if (!written.count(entry.path())) stale.push_back(entry.path());
-  for (const auto& path : stale) std::filesystem::remove(path);
+// Bands are in nccl-tests sizes; the executor compares its nBytes (size / ngpus for gather and scatter).
+void write_band_file(ir::Algorithm algo, const Band& b, const std::filesystem::path& path) {
+  algo.min_bytes = ir::executor_bytes_at_least(algo.collective, algo.ngpus, b.min_bytes);
+  algo.max_bytes = ir::executor_bytes(algo.collective, algo.ngpus, b.max_bytes);
+  ir::write_msccl_xml(algo, path);
 }
 
-// One XML per MSCCL band; stale files of an earlier tune are removed so that MSCCL_ALGO_DIR holds
-// exactly this tune's selection.
+// The exported files: the winner per band and its out-of-place variant.
 void write_algorithms(const TuneResult& result, const std::filesystem::path& dir) {
-  std::set<std::filesystem::path> written;
   for (const CollectiveTune& ct : result.collectives)
     for (const Band& b : ct.bands) {
-      if (b.winner < 0) continue;
-      ir::Algorithm algo = ct.candidates.accepted[static_cast<std::size_t>(b.winner)].algorithm;
-      // Bands are in nccl-tests sizes; the executor compares its nBytes (size / ngpus for gather and scatter).
-      algo.min_bytes = ir::executor_bytes_at_least(algo.collective, algo.ngpus, b.min_bytes);
-      algo.max_bytes = ir::executor_bytes(algo.collective, algo.ngpus, b.max_bytes);
-      ir::write_msccl_xml(algo, dir / b.file);
-      written.insert(dir / b.file);
+      if (b.file.empty()) continue;
+      write_band_file(ct.candidates.accepted[static_cast<std::size_t>(b.winner)].algorithm, b, dir / b.file);
+      if (b.outofplace) write_band_file(*b.outofplace, b, dir / b.outofplace_file);
     }
-  remove_stale(dir / "algorithms", written);
 }
 
 // Every candidate that passed the checker, without a size band, for validating each generator's
 // output on its own (never an MSCCL_ALGO_DIR: all bands overlap). The index keeps names unique where
 // two candidates differ only in inputs the name does not show (tree sets).
 void write_candidates(const TuneResult& result, const std::filesystem::path& dir) {
-  std::set<std::filesystem::path> written;
   for (const CollectiveTune& ct : result.collectives)
     for (std::size_t i = 0; i < ct.candidates.accepted.size(); ++i) {
       const Candidate& c = ct.candidates.accepted[i];
-      const auto path = dir / "candidates" / fmt::format("{}_{:03}_{}.xml", ir::to_string(ct.collective), i, c.name);
-      ir::write_msccl_xml(c.algorithm, path);
-      written.insert(path);
+      ir::write_msccl_xml(c.algorithm, dir / "candidates" / fmt::format("{}_{:03}_{}.xml", ir::to_string(ct.collective), i, c.name));
     }
-  remove_stale(dir / "candidates", written);
 }
 
 nlohmann::json candidates_json(const CollectiveTune& ct) {
@@ -128,18 +129,28 @@ nlohmann::json sizes_json(const CollectiveTune& ct) {
   return sizes;
 }
 
-std::string report_json(const TuneResult& result, const TuneOptions& options) {
+std::string report_json(const TuneResult& result, const TuneOptions& options, const CarryOver& carried) {
   nlohmann::json colls = nlohmann::json::array();
   for (const CollectiveTune& ct : result.collectives) {
     nlohmann::json bands = nlohmann::json::array();
-    for (const Band& b : ct.bands)
-      bands.push_back({{"min_bytes", b.min_bytes}, {"max_bytes", b.max_bytes}, {"winner", b.winner}, {"file", b.file}});
+    for (const Band& b : ct.bands) {
+      nlohmann::json oop_us = nlohmann::json::array();
+      for (SimTime t : b.outofplace_times) oop_us.push_back(t.us());
+      bands.push_back({{"min_bytes", b.min_bytes}, {"max_bytes", b.max_bytes}, {"winner", b.winner}, {"file", b.file},
+                       {"outofplace_file", b.outofplace_file}, {"outofplace_us", oop_us}, {"note", b.note}});
+    }
+    const auto unfit = std::count_if(ct.candidates.rejected.begin(), ct.candidates.rejected.end(),
+                                     [](const Rejection& r) { return r.reason.rfind("runtime ", 0) == 0; });
     colls.push_back({{"collective", ir::to_string(ct.collective)}, {"candidates", candidates_json(ct)},
-                     {"sizes", sizes_json(ct)}, {"bands", bands}});
+                     {"rejected_by_runtime", unfit}, {"sizes", sizes_json(ct)}, {"bands", bands}});
   }
+  for (const nlohmann::json& entry : carried.report_entries) colls.push_back(entry);
   const nlohmann::json report{
       {"topology", result.topology},
-      {"options", {{"sizes", options.sizes}, {"min_gain", options.min_gain}, {"dtype", options.dtype}}},
+      {"runtime", {{"name", ir::to_string(result.target.runtime)}, {"multiprocessors", result.target.multiprocessors}}},
+      {"carried_over", carried.collectives},
+      {"options", {{"sizes", options.sizes}, {"min_gain", options.min_gain}, {"dtype", options.dtype},
+                   {"export_rooted", options.export_rooted}}},
       {"simulations", result.simulations},
       {"pruned", result.pruned},
       {"pruned_by", {{"floor_above_best", result.pruned_above_best},
@@ -147,7 +158,7 @@ std::string report_json(const TuneResult& result, const TuneOptions& options) {
                      {"only_with_time_floor", result.pruned_by_time_floor_only}}},
       {"collectives", colls},
       // The only member that differs between identical runs.
-      {"timing", {{"elapsed_s", result.elapsed_s}, {"candidates_s", result.candidates_s}, {"jobs", options.jobs}, {"resumed_tasks", result.resumed_tasks}}}};
+      {"timing", {{"elapsed_s", result.elapsed_s}, {"candidates_s", result.candidates_s}, {"exports_s", result.exports_s}, {"jobs", options.jobs}, {"resumed_tasks", result.resumed_tasks}}}};
   return report.dump(1) + "\n";
 }
 
@@ -160,16 +171,39 @@ std::vector<std::string> selection_csv_lines(const TuneResult& result) {
   return lines;
 }
 
-void write_outputs(const TuneResult& result, const TuneOptions& options) {
-  const auto& dir = options.out_dir;
-  std::string csv;
-  for (const std::string& line : selection_csv_lines(result)) csv += line + "\n";
-  write_algorithms(result, dir);
-  if (options.write_candidates) write_candidates(result, dir);
-  write_file_atomically(dir / "selection.csv", csv);
-  write_file_atomically(dir / "selection.md", selection_md(result));
-  write_file_atomically(dir / "bands.csv", bands_csv(result));
-  write_file_atomically(dir / "report.json", report_json(result, options));
+void write_outputs(TuneResult& result, const TuneOptions& options) {
+  namespace fs = std::filesystem;
+  const fs::path& dir = options.out_dir;
+  const CarryOver carried = options.replace ? CarryOver{} : read_carry_over(dir, result);
+  result.carried_over = carried.collectives;
+  result.replaced = carried.replaced;
+  const fs::path staging = staging_directory(dir);
+  try {
+    write_algorithms(result, staging);
+    if (options.write_candidates) write_candidates(result, staging);
+    for (const std::string& file : carried.files) {
+      fs::create_directories((staging / file).parent_path());
+      fs::copy_file(dir / file, staging / file);
+    }
+    std::string csv;
+    for (const std::string& line : selection_csv_lines(result)) csv += line + "\n";
+    for (const std::string& line : carried.selection_rows) csv += line + "\n";
+    std::string bands = std::string(kBandsHeader) + "\n";
+    for (const std::string& line : band_lines(result)) bands += line + "\n";
+    for (const std::string& line : carried.band_rows) bands += line + "\n";
+    write_file_atomically(staging / "selection.csv", csv);
+    write_file_atomically(staging / "selection.md", selection_md(result) + carried.selection_md);
+    write_file_atomically(staging / "bands.csv", bands);
+    write_file_atomically(staging / "report.json", report_json(result, options, carried));
+    write_file_atomically(staging / "DEPLOY.md", deploy_md(result, options, carried.collectives));
+    write_file_atomically(staging / "env.sh", env_sh(result));
+    if (fs::exists(dir / "checkpoint.jsonl")) fs::copy_file(dir / "checkpoint.jsonl", staging / "checkpoint.jsonl");
+  } catch (...) {
+    std::error_code ignored;
+    fs::remove_all(staging, ignored);
+    throw;
+  }
+  replace_directory(staging, dir);
 }
 
 }  // namespace ccforge::search

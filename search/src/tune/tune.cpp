@@ -16,6 +16,8 @@
 #include "ccforge/sim/sim.hpp"
 #include "ccforge/topology/topology.hpp"
 #include "tune/checkpoint.hpp"
+#include "tune/exports.hpp"
+#include "tune/output_dir.hpp"
 #include "tune/outputs.hpp"
 
 namespace ccforge::search {
@@ -253,13 +255,6 @@ void assemble(const topo::Topology& topo, CollectiveTune& ct, std::size_t coll, 
   }
   ct.choices = choose(ct.sizes, options.min_gain);
   ct.bands = merge_bands(ct.choices);
-  // Bands are disjoint, so any order selects correctly; the index keeps files in size order.
-  for (std::size_t b = 0; b < ct.bands.size(); ++b) {
-    Band& band = ct.bands[b];
-    if (band.winner >= 0)
-      band.file = fmt::format("algorithms/{}_{:02}_{}.xml", ir::to_string(ct.collective), b,
-                              ct.candidates.accepted[static_cast<std::size_t>(band.winner)].name);
-  }
 }
 
 void raise_floors(Floors& floors, const TuneResult& r, const Runner& runner, std::size_t s) {
@@ -273,16 +268,19 @@ void raise_floors(Floors& floors, const TuneResult& r, const Runner& runner, std
 
 TuneResult tune(const topo::Topology& topo, const TuneOptions& options, const sim::SimParams& params) {
   const auto start = std::chrono::steady_clock::now();
-  data_type(options.dtype);  // reject a bad dtype before any work
+  data_type(options.dtype);  // reject a bad dtype or output directory before any work
+  check_output_dir(options.out_dir);
   std::optional<tbb::global_control> limit;
   if (options.jobs > 0) limit.emplace(tbb::global_control::max_allowed_parallelism, static_cast<std::size_t>(options.jobs));
 
   TuneResult result;
   result.topology = topo.name();
+  result.ranks = topo.num_gpus();
+  result.target = deploy_target(topo, options.runtime);
   result.collectives.resize(options.collectives.size());
   tbb::parallel_for(std::size_t{0}, options.collectives.size(), [&](std::size_t c) {
     result.collectives[c].collective = options.collectives[c];
-    result.collectives[c].candidates = enumerate_candidates(topo, options.collectives[c]);
+    result.collectives[c].candidates = enumerate_candidates(topo, options.collectives[c], result.target);
   });
   result.candidates_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 
@@ -310,6 +308,9 @@ TuneResult tune(const topo::Topology& topo, const TuneOptions& options, const si
     raise_floors(floors, result, runner, s);
   }
   for (std::size_t c = 0; c < result.collectives.size(); ++c) assemble(topo, result.collectives[c], c, runner, options);
+  const auto exports_start = std::chrono::steady_clock::now();
+  plan_exports(topo, result, options, params, data_type(options.dtype));
+  result.exports_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - exports_start).count();
   result.elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   write_outputs(result, options);
   return result;

@@ -30,6 +30,10 @@ struct BuilderSpec {
   // following the executor's aliasing (allreduce/broadcast/reduce/alltoall: o == i; allgather/gather:
   // input chunk k of rank r is output chunk r*input_chunks+k; reducescatter/scatter: the reverse).
   bool inplace = false;
+  // With inplace = false: the generator wrote the program for an in-place call, and build() derives the
+  // out-of-place algorithm from it (reads from the input until a chunk is first written, results in
+  // the output, the input never written; builder_outofplace.cpp). No effect for alltoall (no aliasing).
+  bool derive_outofplace = false;
 };
 
 class AlgorithmBuilder {

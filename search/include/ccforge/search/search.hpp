@@ -14,6 +14,7 @@
 #include "ccforge/common/params.hpp"
 #include "ccforge/common/units.hpp"
 #include "ccforge/ir/ir.hpp"
+#include "ccforge/ir/runtime.hpp"
 
 namespace ccforge::topo {
 class Topology;
@@ -35,6 +36,9 @@ struct GenRequest {
   int instances = 1;  // replication of the whole algorithm over fresh channels (msccl-tools "instances")
   int chunks = 1;     // pipeline pieces per segment (chain/tree/ring depth pipelining)
   int spread = 1;     // ring: channels each ring's segments are dealt over (msccl-tools ring "channels")
+  // In-place (the executor's buffer aliasing) or out-of-place. Alltoall generators build out-of-place
+  // only (an in-place alltoall overwrites chunks other ranks still read).
+  bool inplace = true;
   // Ring orders (ranks in ring order), one per channel, from find_rings(); empty means 0,1,..,p-1.
   std::vector<std::vector<int>> rings;
   // Spanning trees for the tree-packing generator, from pack_trees(); ignored by the others.
@@ -159,9 +163,20 @@ struct CandidateSet {
   std::vector<Candidate> accepted;  // passed ir::check
   std::vector<Rejection> rejected;
 };
+// The runtime that will load the exported files and the GPU it runs them on: the topology's GPU vendor
+// picks the runtime (ir::runtime_for_vendor) unless `runtime` overrides it; the smallest SM/CU count
+// over the topology's GPUs bounds the threadblocks that can be resident at once.
+struct DeployTarget {
+  ir::Runtime runtime = ir::Runtime::MscclNccl;
+  int multiprocessors = 0;
+};
+DeployTarget deploy_target(const topo::Topology& topo, std::optional<ir::Runtime> runtime = std::nullopt);
+
 // Every generator x its parameter grid for `coll` on `topo` (rings from find_rings, trees from
-// pack_trees, gpus_per_node from the topology), each built and proven by ir::check.
-CandidateSet enumerate_candidates(const topo::Topology& topo, ir::Collective coll);
+// pack_trees, gpus_per_node from the topology), each built and proven by ir::check, and accepted only
+// when `target`'s runtime can load and run it (ir::check_loadable); rejections say why.
+CandidateSet enumerate_candidates(const topo::Topology& topo, ir::Collective coll, const DeployTarget& target);
+CandidateSet enumerate_candidates(const topo::Topology& topo, ir::Collective coll);  // deploy_target(topo)
 
 // Simulated times of one collective at one size. times[i] belongs to candidate i; nullopt where the
 // candidate cannot run that size (chunks do not divide it into whole elements) or was pruned there.
@@ -180,15 +195,25 @@ struct Choice {
   int winner = -1;  // candidate index, -1 when NCCL is kept
   SimTime lower_bound;
 };
-// Fastest candidate per size (ties: lower candidate index); NCCL is kept unless the candidate is at
-// least `min_gain` faster, i.e. best <= nccl / (1 + min_gain).
+// The one rule for replacing NCCL: the candidate is at least `min_gain` faster, i.e. NCCL's time is at
+// least (1 + min_gain) times the candidate's.
+bool beats_nccl(SimTime candidate, SimTime nccl, double min_gain);
+// Fastest candidate per size (ties: lower candidate index); NCCL is kept unless it beats_nccl.
 std::vector<Choice> choose(const std::vector<SizeResult>& sizes, double min_gain);
 
 struct Band {
   ByteCount min_bytes = 0;
   ByteCount max_bytes = 0;  // inclusive
   int winner = -1;          // -1: NCCL (no file)
-  std::string file;         // "algorithms/<name>.xml" relative to the output directory, empty for NCCL
+  // "algorithms/<name>.xml" relative to the output directory ("algorithms-rooted/" for rooted
+  // collectives under --export-rooted); empty for NCCL and for winners the runtime cannot use.
+  std::string file;
+  // The winner rebuilt out-of-place (the winners are in-place), proven, fit for the runtime and still
+  // beating NCCL by min_gain at every size of the band; empty file when there is none.
+  std::optional<ir::Algorithm> outofplace;
+  std::string outofplace_file;
+  std::vector<SimTime> outofplace_times;  // at the band's tuned sizes, in order
+  std::string note;  // why NCCL is kept, why the winner is not exported, why it has no out-of-place file
 };
 // Adjacent sizes with the same winner form one band; a band reaches up to one byte below the next
 // band's first size, so bands are disjoint and cover [first size, last size].
@@ -208,6 +233,15 @@ struct TuneOptions {
   // time of the most promising candidates, or NCCL's time divided by (1 + min_gain). The winners are
   // the same as without pruning.
   bool prune = true;
+  // The runtime the exported files are for (default: the topology's GPU vendor's, deploy_target).
+  std::optional<ir::Runtime> runtime;
+  // Rooted collectives (broadcast, reduce, gather, scatter) are tuned and reported, but their files
+  // assume root 0 while the runtimes use them for any root: exported only on request, into
+  // algorithms-rooted/.
+  bool export_rooted = false;
+  // Collectives a re-tune into the same directory does not cover are carried over from the earlier
+  // tune (same topology and runtime); `replace` drops them instead.
+  bool replace = false;
   // Called from worker threads (serialised) after each finished task, and once at the end.
   std::function<void(std::size_t done, std::size_t total)> progress;
 };
@@ -221,6 +255,10 @@ struct CollectiveTune {
 };
 struct TuneResult {
   std::string topology;
+  int ranks = 0;
+  DeployTarget target;
+  std::vector<std::string> carried_over;  // collectives kept from an earlier tune in out_dir
+  std::string replaced;  // non-empty: an earlier tune of another machine or runtime in out_dir was replaced
   std::vector<CollectiveTune> collectives;
   std::size_t simulations = 0;    // simulated (candidate or NCCL, size) pairs, including resumed ones
   std::size_t pruned = 0;         // (candidate, size) pairs skipped because they could not win
@@ -231,6 +269,7 @@ struct TuneResult {
   std::size_t resumed_tasks = 0;  // simulations taken from the checkpoint
   double elapsed_s = 0.0;
   double candidates_s = 0.0;  // of elapsed_s: building and proving the candidates
+  double exports_s = 0.0;     // of elapsed_s: building, proving and simulating out-of-place variants
 };
 
 // Runs the whole tune and writes every output under options.out_dir (atomically), checkpointing

@@ -26,6 +26,11 @@ struct Candidate {
 
 // Every *.xml in `dir` (sorted by path, as the executor loads them). Malformed files throw DiagError.
 std::vector<Candidate> load_algorithms(const std::filesystem::path& dir);
+// The files a tune's output directory ships: algorithms/ and, where `tune --export-rooted` wrote it,
+// algorithms-rooted/; none where every band kept NCCL. Not a tune directory: DiagError.
+std::vector<Candidate> load_tuned_algorithms(const std::filesystem::path& tune_dir);
+// The rank count all `candidates` are for; nullopt when there are none or they disagree.
+std::optional<int> common_rank_count(const std::vector<Candidate>& candidates);
 
 // Lower bounds carried over from a tune directory's selection.csv: (collective, size) -> bound in us,
 // recovered as best_us * lower_bound_pct / 100.

@@ -1,0 +1,116 @@
+#include "tune/output_dir.hpp"
+
+#include <algorithm>
+#include <array>
+#include <sstream>
+#include <string_view>
+
+#include <fmt/core.h>
+
+#include "ccforge/common/atomic_file.hpp"
+
+namespace ccforge::search {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+// Everything a tune (and the tuner-table export) writes into its directory.
+constexpr std::array<std::string_view, 11> kOwnEntries{
+    "selection.csv", "selection.md", "bands.csv",       "report.json", "algorithms",     "algorithms-rooted",
+    "candidates",    "DEPLOY.md",    "env.sh",          "checkpoint.jsonl", "nccl-tuner.conf"};
+
+bool own_entry(const std::string& name) {
+  return std::find(kOwnEntries.begin(), kOwnEntries.end(), name) != kOwnEntries.end() ||
+         name.find(".tmp.") != std::string::npos;  // a write_file_atomically temporary of a killed run
+}
+
+bool tuned_now(const TuneResult& result, const std::string& collective) {
+  return std::any_of(result.collectives.begin(), result.collectives.end(),
+                     [&](const CollectiveTune& ct) { return collective == ir::to_string(ct.collective); });
+}
+
+// CSV lines of `text` (header skipped) whose first field is a carried collective.
+std::vector<std::string> carried_rows(const std::string& text, const std::vector<std::string>& carried) {
+  std::vector<std::string> rows;
+  std::istringstream in(text);
+  std::string line;
+  std::getline(in, line);
+  while (std::getline(in, line)) {
+    const std::string first = line.substr(0, line.find(','));
+    if (std::find(carried.begin(), carried.end(), first) != carried.end()) rows.push_back(line);
+  }
+  return rows;
+}
+
+// The "## collective" sections of selection.md for the carried collectives.
+std::string carried_sections(const std::string& md, const std::vector<std::string>& carried) {
+  std::string out;
+  for (const std::string& coll : carried) {
+    const std::string heading = "\n## " + coll + "\n";
+    const auto begin = md.find(heading);
+    if (begin == std::string::npos) continue;
+    const auto end = md.find("\n## ", begin + heading.size());
+    out += md.substr(begin, end == std::string::npos ? std::string::npos : end - begin);
+  }
+  return out;
+}
+
+nlohmann::json read_report(const fs::path& path) {
+  try {
+    return nlohmann::json::parse(read_file(path));
+  } catch (const nlohmann::json::exception& e) {
+    throw DiagError(Diag{{path.string(), 0}, std::string("not a ccforge tune report: ") + e.what(),
+                         "pass --replace to drop the earlier tune, or use another --out"});
+  }
+}
+
+}  // namespace
+
+void check_output_dir(const fs::path& dir) {
+  if (!fs::exists(dir)) return;
+  if (!fs::is_directory(dir)) throw DiagError(Diag{{dir.string(), 0}, "--out is not a directory", "name a directory"});
+  std::vector<std::string> foreign;
+  for (const auto& entry : fs::directory_iterator(dir))
+    if (!own_entry(entry.path().filename().string())) foreign.push_back(entry.path().filename().string());
+  if (foreign.empty()) return;
+  std::sort(foreign.begin(), foreign.end());
+  throw DiagError(Diag{{dir.string(), 0},
+                       fmt::format("holds {} entr{} a tune does not write (first: {}); the tune replaces the directory "
+                                   "as a whole",
+                                   foreign.size(), foreign.size() == 1 ? "y" : "ies", foreign.front()),
+                       "use an empty or new --out directory"});
+}
+
+CarryOver read_carry_over(const fs::path& dir, const TuneResult& result) {
+  CarryOver carry;
+  const fs::path report_path = dir / "report.json";
+  if (!fs::exists(report_path)) return carry;
+  const nlohmann::json old = read_report(report_path);
+  const nlohmann::json collectives = old.value("collectives", nlohmann::json::array());
+  std::vector<const nlohmann::json*> entries;
+  for (const nlohmann::json& entry : collectives)
+    if (!tuned_now(result, entry.value("collective", ""))) entries.push_back(&entry);
+  if (entries.empty()) return carry;
+  const std::string old_topology = old.value("topology", "");
+  const std::string old_runtime = old.contains("runtime") ? old["runtime"].value("name", "") : "";
+  if (old_topology != result.topology || old_runtime != ir::to_string(result.target.runtime)) {
+    carry.replaced = fmt::format("the earlier tune in {} ({}, runtime {}) was replaced: its other collectives do not "
+                                 "belong to this machine and runtime",
+                                 dir.string(), old_topology, old_runtime.empty() ? "unrecorded" : old_runtime);
+    return carry;
+  }
+  for (const nlohmann::json* entry : entries) {
+    carry.collectives.push_back(entry->value("collective", ""));
+    carry.report_entries.push_back(*entry);
+    for (const nlohmann::json& band : entry->value("bands", nlohmann::json::array()))
+      for (const char* key : {"file", "outofplace_file"})
+        if (const std::string file = band.value(key, ""); !file.empty()) carry.files.push_back(file);
+  }
+  carry.selection_rows = carried_rows(read_file(dir / "selection.csv"), carry.collectives);
+  carry.band_rows = carried_rows(read_file(dir / "bands.csv"), carry.collectives);
+  carry.selection_md = carried_sections(read_file(dir / "selection.md"), carry.collectives);
+  return carry;
+}
+
+}  // namespace ccforge::search

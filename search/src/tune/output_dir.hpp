@@ -1,0 +1,33 @@
+// The tune's output directory as a whole: only ccforge's own files may be replaced, and collectives a
+// re-tune does not cover are carried over from the earlier tune instead of vanishing with the swap.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "ccforge/search/search.hpp"
+
+namespace ccforge::search {
+
+// Throws a DiagError (before any work) when `dir` holds anything a tune does not write: replacing the
+// directory as a whole would delete it.
+void check_output_dir(const std::filesystem::path& dir);
+
+// What an earlier tune in the directory had for collectives this one does not cover.
+struct CarryOver {
+  std::vector<std::string> collectives;
+  std::string replaced;  // non-empty: why nothing was carried although the earlier tune had other collectives
+  std::vector<std::string> selection_rows;  // selection.csv lines, without the header
+  std::vector<std::string> band_rows;       // bands.csv lines, without the header
+  std::string selection_md;                 // their "## collective" sections
+  nlohmann::json report_entries = nlohmann::json::array();  // their report.json "collectives" entries
+  std::vector<std::string> files;           // their exported files, relative to the directory
+};
+// Empty for a directory without an earlier report; from an earlier tune of another topology or runtime
+// nothing is carried (`replaced` says so).
+CarryOver read_carry_over(const std::filesystem::path& dir, const TuneResult& result);
+
+}  // namespace ccforge::search
