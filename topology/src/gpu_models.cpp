@@ -5,16 +5,18 @@
 namespace ccforge::topo {
 namespace {
 
-// Link counts are per GPU, from the vendors' datasheets.
+// Link counts and memory are per GPU, from the vendors' datasheets; memory is the largest variant's,
+// so that a warning about sizes that cannot fit holds for every variant.
 constexpr std::array<GpuModel, 7> kGpuModels{{
-    {"V100 SXM2", 70, GpuArch::Volta, 6, 6, "NVIDIA Tesla V100 datasheet: 6 NVLink2 links, 300 GB/s"},
-    {"A100 SXM", 80, GpuArch::Ampere, 12, 12, "NVIDIA A100 datasheet: 12 NVLink3 links, 600 GB/s"},
-    {"A100 PCIe", 80, GpuArch::Ampere, 12, 0, "NVIDIA A100 datasheet: NVLink only through optional bridges"},
-    {"H100 SXM", 90, GpuArch::Hopper, 18, 18, "NVIDIA H100 datasheet: 18 NVLink4 links, 900 GB/s"},
-    {"H100 PCIe", 90, GpuArch::Hopper, 12, 0, "NVIDIA H100 datasheet: NVLink bridge 600 GB/s, optional"},
-    {"B200", 100, GpuArch::Blackwell, 18, 18, "NVIDIA DGX B200 datasheet: 18 NVLink5 links, 1.8 TB/s"},
-    {"MI300X", 0, GpuArch::Cdna3, 8, 7,
-     "AMD Instinct MI300X datasheet: 8 Infinity Fabric links; 7 reach the peers of an 8-GPU platform"},
+    {"V100 SXM2", 70, GpuArch::Volta, 6, 6, 32, "NVIDIA Tesla V100 datasheet: 6 NVLink2 links, 300 GB/s; 16 or 32 GB HBM2"},
+    {"A100 SXM", 80, GpuArch::Ampere, 12, 12, 80, "NVIDIA A100 datasheet: 12 NVLink3 links, 600 GB/s; 40 or 80 GB HBM2e"},
+    {"A100 PCIe", 80, GpuArch::Ampere, 12, 0, 80, "NVIDIA A100 datasheet: NVLink only through optional bridges; 40 or 80 GB HBM2e"},
+    {"H100 SXM", 90, GpuArch::Hopper, 18, 18, 80, "NVIDIA H100 datasheet: 18 NVLink4 links, 900 GB/s; 80 GB HBM3"},
+    {"H100 PCIe", 90, GpuArch::Hopper, 12, 0, 80, "NVIDIA H100 datasheet: NVLink bridge 600 GB/s, optional; 80 GB HBM2e"},
+    {"B200", 100, GpuArch::Blackwell, 18, 18, 192,
+     "NVIDIA DGX B200 datasheet: 18 NVLink5 links, 1.8 TB/s; NVIDIA Blackwell technical brief: 192 GB HBM3e (DGX B200: 180 GB usable)"},
+    {"MI300X", 0, GpuArch::Cdna3, 8, 7, 192,
+     "AMD Instinct MI300X datasheet: 8 Infinity Fabric links, 7 reach the peers of an 8-GPU platform; 192 GB HBM3"},
 }};
 
 }  // namespace
@@ -36,6 +38,11 @@ const GpuModel* gpu_model_for_sm(int sm) {
 const GpuModel* gpu_model_for_gcn(std::string_view gcn) {
   // gfx942 is the CDNA3 ISA of MI300X (AMD ROCm "GPU hardware specifications" table).
   return gcn == "gfx942" ? find_gpu_model("MI300X") : nullptr;
+}
+
+std::uint64_t gpu_memory_bytes(std::string_view model) {
+  const GpuModel* m = find_gpu_model(model);
+  return m ? static_cast<std::uint64_t>(m->memory_gib) << 30 : 0;
 }
 
 std::string known_gpu_models() {

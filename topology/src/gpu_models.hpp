@@ -15,6 +15,7 @@ struct GpuModel {
   GpuArch arch;
   int max_peer_links;       // physical NVLink/xGMI links on the part
   int default_peer_links;   // links wired on the usual board (0: PCIe card without bridges)
+  int memory_gib;           // on-package memory of the largest variant (HBM stacks are sized in GiB)
   const char* source;
 };
 
