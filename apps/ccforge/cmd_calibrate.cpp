@@ -7,6 +7,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/core.h>
 
+#include "ccforge/common/output_path.hpp"
 #include "ccforge/validate/validate.hpp"
 #include "commands.hpp"
 
@@ -51,6 +52,7 @@ void print_summary(const validate::CalibrationResult& r) {
 }
 
 void run(const CalibrateFlags& f) {
+  check_output_path(f.out, OutputKind::File, "--out");
   std::optional<ir::Collective> coll;
   if (!f.coll.empty()) {
     coll = ir::collective_from_string(f.coll);

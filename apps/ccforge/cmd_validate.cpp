@@ -8,6 +8,7 @@
 #include <fmt/core.h>
 
 #include "ccforge/common/atomic_file.hpp"
+#include "ccforge/common/output_path.hpp"
 #include "ccforge/common/units.hpp"
 #include "ccforge/executor/executor.hpp"
 #include "ccforge/validate/validate.hpp"
@@ -147,6 +148,7 @@ void add_validate_command(CLI::App& app) {
   cmd->add_option("--suite", flags->suite, "osu latency|bw|bibw: point-to-point suite between ranks 0 and 1")->expected(2);
   cmd->add_option("--topo", flags->topo, "topology to simulate every run on: writes model_error.csv")->check(CLI::ExistingFile);
   cmd->callback([flags] {
+    check_output_path(flags->out_dir, OutputKind::Directory, "--out");
     if (!flags->suite.empty()) return run_osu(*flags);
     run_collectives(*flags);
   });
