@@ -13,6 +13,7 @@
 #include "ccforge/executor/executor.hpp"
 #include "ccforge/validate/validate.hpp"
 #include "commands.hpp"
+#include "topo_input.hpp"
 
 namespace ccforge::cli {
 namespace {
@@ -28,7 +29,7 @@ struct ValidateFlags {
   std::string dtype = "half", op = "sum";
   bool all_sizes = false;
   std::vector<std::string> suite;
-  std::string topo;  // given: also write model_error.csv (simulated vs measured)
+  TopoInput topo;  // a file given: also write model_error.csv (simulated vs measured)
 };
 
 ByteCount size_flag(const std::string& name, const std::string& text) {
@@ -83,6 +84,9 @@ void run_collectives(const ValidateFlags& f) {
                                               : validate::load_algorithms(tuned / "algorithms");
   const auto bounds = f.tuned_dir.empty() ? std::vector<validate::TunedBound>{} : validate::read_tuned_bounds(tuned / "selection.csv");
   const validate::SweepOptions options = sweep_options(f);
+  // Loaded before the sweep, so that a bad topology is reported before the work, not after.
+  std::optional<topo::Topology> topology;
+  if (!f.topo.file.empty()) topology = topo::load_topology(f.topo.file, topo::LoadOptions{machine_description(f.topo), {}});
   auto backend = make_backend(f);
   fmt::print("# ccforge validate: device {}, {} ranks, {} algorithms, -n {} -w {} -c {}\n", backend->name(), f.nranks, candidates.size(),
              f.iterations, f.warmup, f.check);
@@ -92,8 +96,8 @@ void run_collectives(const ValidateFlags& f) {
   const validate::SweepResult result = validate::run_sweep(*backend, candidates, options, print_run);
   validate::write_sweep_outputs(result, bounds, f.out_dir);
   fmt::print("# {} runs; wrote {}/measured.csv, selection.csv, selection.md\n", result.runs.size(), f.out_dir);
-  if (!f.topo.empty()) {
-    const auto csv = validate::model_error_csv(result, candidates, topo::load_topology(f.topo), sim::SimParams{});
+  if (topology) {
+    const auto csv = validate::model_error_csv(result, candidates, *topology, sim::SimParams{});
     write_file_atomically(std::filesystem::path(f.out_dir) / "model_error.csv", csv);
     fmt::print("# wrote {}/model_error.csv\n", f.out_dir);
   }
@@ -146,7 +150,8 @@ void add_validate_command(CLI::App& app) {
   cmd->add_option("--out", flags->out_dir, "output directory")->capture_default_str();
   cmd->add_option("--watchdog-ms", flags->watchdog_ms, "a run with no progress for this long is a deadlock")->check(CLI::Range(10, 3600000))->capture_default_str();
   cmd->add_option("--suite", flags->suite, "osu latency|bw|bibw: point-to-point suite between ranks 0 and 1")->expected(2);
-  cmd->add_option("--topo", flags->topo, "topology to simulate every run on: writes model_error.csv")->check(CLI::ExistingFile);
+  cmd->add_option("--topo", flags->topo.file, "topology to simulate every run on: writes model_error.csv");
+  add_machine_flags(*cmd, flags->topo);
   cmd->callback([flags] {
     check_output_path(flags->out_dir, OutputKind::Directory, "--out");
     if (!flags->suite.empty()) return run_osu(*flags);
