@@ -7,14 +7,16 @@
 #include <CLI/CLI.hpp>
 #include <fmt/core.h>
 
+#include "ccforge/common/output_path.hpp"
 #include "ccforge/validate/validate.hpp"
 #include "commands.hpp"
+#include "topo_input.hpp"
 
 namespace ccforge::cli {
 namespace {
 
 struct CalibrateFlags {
-  std::string topo;
+  TopoInput topo;
   std::vector<std::string> measured;
   std::string out;
   std::string holdout = "alternate";
@@ -51,6 +53,10 @@ void print_summary(const validate::CalibrationResult& r) {
 }
 
 void run(const CalibrateFlags& f) {
+  const std::string topo_file = topology_file(f.topo, "--topo FILE");
+  topo::LoadOptions load;
+  load.machine = machine_description(f.topo);
+  check_output_path(f.out, OutputKind::File, "--out");
   std::optional<ir::Collective> coll;
   if (!f.coll.empty()) {
     coll = ir::collective_from_string(f.coll);
@@ -63,11 +69,11 @@ void run(const CalibrateFlags& f) {
   }
   const auto algorithms = f.algos_dir.empty() ? std::vector<validate::Candidate>{} : validate::load_algorithms(f.algos_dir);
   validate::CalibrationOptions options;
-  options.params = validate::default_fit_params(topo::load_topology(f.topo), sim::SimParams{});
+  options.params = validate::default_fit_params(topo::load_topology(topo_file, load), sim::SimParams{});
   options.holdout = f.holdout == "none" ? validate::Holdout::None : validate::Holdout::Alternate;
   options.max_iterations = f.max_iterations;
   options.source = "calibrate: fitted to " + joined(f.measured);
-  const auto result = validate::calibrate(f.topo, {}, measured, algorithms, options);
+  const auto result = validate::calibrate(topo_file, load, measured, algorithms, options);
   fmt::print("# ccforge calibrate: {} measured runs, {} parameters, {} iterations\n", measured.size(), options.params.size(), result.iterations);
   if (f.holdout != "none") print_table(result, true);
   print_table(result, false);
@@ -81,7 +87,8 @@ void run(const CalibrateFlags& f) {
 void add_calibrate_command(CLI::App& app) {
   auto flags = std::make_shared<CalibrateFlags>();
   CLI::App* cmd = app.add_subcommand("calibrate", "fit the simulator's physical parameters to measured times, write a profile");
-  cmd->add_option("--topo", flags->topo, "topology the measurements ran on")->required()->check(CLI::ExistingFile);
+  cmd->add_option("--topo", flags->topo.file, "topology the measurements ran on (default: $NCCL_TOPO_FILE)");
+  add_machine_flags(*cmd, flags->topo);
   cmd->add_option("--measured", flags->measured, "ccforge measured.csv or nccl-tests output logs")->required()->check(CLI::ExistingFile);
   cmd->add_option("--out", flags->out, "profile to write (read by sim --profile)")->required();
   cmd->add_option("--holdout", flags->holdout, "alternate: fit on every other size, report error on the rest; none: fit on all")

@@ -6,6 +6,7 @@
 #include <fmt/core.h>
 #include <nlohmann/json.hpp>
 
+#include "ccforge/common/output_path.hpp"
 #include "ccforge/ir/ir.hpp"
 #include "ccforge/ir/runtime.hpp"
 #include "ccforge/topology/topology.hpp"
@@ -108,6 +109,7 @@ void run_check(const IrFlags& f) {
 }
 
 void run_normalize(const IrFlags& f) {
+  if (!f.out.empty()) check_output_path(f.out, OutputKind::File, "-o");
   const ir::Algorithm algo = ir::read_msccl_xml(f.file);
   if (f.out.empty()) fmt::print("{}", ir::to_msccl_xml(algo));
   else ir::write_msccl_xml(algo, f.out);

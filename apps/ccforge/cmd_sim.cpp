@@ -9,18 +9,20 @@
 #include <vector>
 
 #include "ccforge/common/atomic_file.hpp"
+#include "ccforge/common/output_path.hpp"
 #include "ccforge/common/units.hpp"
 #include "ccforge/ir/ir.hpp"
 #include "ccforge/sim/sim.hpp"
 #include "ccforge/topology/topology.hpp"
 #include "commands.hpp"
 #include "size_flags.hpp"
+#include "topo_input.hpp"
 
 namespace ccforge::cli {
 namespace {
 
 struct SimFlags {
-  std::string topo;
+  TopoInput topo;
   std::string coll;
   std::string algo = "nccl";
   std::string begin = "1K", end = "1G";
@@ -68,7 +70,7 @@ void print_rows(const SimFlags& f, const std::vector<Row>& rows, ir::Collective 
     }
     fmt::print("{}\n", out.dump(2));
   } else {
-    fmt::print("# {} on {} ({} GPUs), {}\n", ir::to_string(coll), f.topo, ngpus, f.algo);
+    fmt::print("# {} on {} ({} GPUs), {}\n", ir::to_string(coll), topology_file(f.topo, "--topo FILE"), ngpus, f.algo);
     fmt::print("{:>12} {:>12} {:>9} {:>11} {:>9} {:>9}  {}\n", "size(B)", "count", "type", "time(us)", "algbw", "busbw",
                "algorithm");
     for (const Row& r : rows) {
@@ -91,7 +93,9 @@ void run(const SimFlags& f) {
     print_params(params);
     return;
   }
-  if (f.topo.empty() || f.coll.empty()) fail_at("ccforge sim", 0, "--topo and --coll are required", "see --help");
+  const std::string topo_file = topology_file(f.topo, "--topo FILE");
+  if (f.coll.empty()) fail_at("ccforge sim", 0, "--coll is required", "see --help");
+  if (!f.trace.empty()) check_output_path(f.trace, OutputKind::File, "--trace");
   const auto coll = ir::collective_from_string(f.coll);
   if (!coll) {
     fail_at("--coll", 0, "unknown collective '" + f.coll + "'",
@@ -103,8 +107,10 @@ void run(const SimFlags& f) {
     fail_at("--format", 0, "unknown format '" + f.format + "'", "use table, csv or json");
   }
   const std::vector<ByteCount> sizes = sizes_from_flags(f.begin, f.end, f.factor);
-  const topo::LoadOptions options = f.profile.empty() ? topo::LoadOptions{} : sim::apply_profile(f.profile, params);
-  const topo::Topology topo = topo::load_topology(f.topo, options);
+  topo::LoadOptions options = f.profile.empty() ? topo::LoadOptions{} : sim::apply_profile(f.profile, params);
+  options.machine = machine_description(f.topo);
+  const topo::Topology topo = topo::load_topology(topo_file, options);
+  warn_sizes_beyond_gpu_memory(topo, sizes);
   const auto request = sim::parse_nccl_request(f.algo);
   std::optional<ir::Algorithm> algo;
   if (!request) {
@@ -144,7 +150,8 @@ void add_sim_command(CLI::App& app) {
   auto flags = std::make_shared<SimFlags>();
   CLI::App* cmd =
       app.add_subcommand("sim", "simulate a collective (NCCL's choice or an MSCCL XML algorithm) on a topology");
-  cmd->add_option("--topo", flags->topo, "topology file (NCCL XML or ccforge node/cluster file)");
+  cmd->add_option("--topo", flags->topo.file, "topology file (NCCL XML or ccforge node/cluster file; default: $NCCL_TOPO_FILE)");
+  add_machine_flags(*cmd, flags->topo);
   cmd->add_option("--coll", flags->coll,
                   "collective: allreduce, allgather, reducescatter, alltoall, broadcast, reduce, ...");
   cmd->add_option("--algo", flags->algo,

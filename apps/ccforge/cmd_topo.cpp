@@ -1,6 +1,8 @@
 // `ccforge topo show|check FILE`: flags and printing only; the topology library computes everything.
 #include "ccforge/topology/topology.hpp"
+#include "ccforge/common/output_path.hpp"
 #include "commands.hpp"
+#include "topo_input.hpp"
 
 #include <CLI/CLI.hpp>
 #include <fmt/core.h>
@@ -16,34 +18,26 @@ namespace {
 namespace topo = ccforge::topo;
 
 struct TopoFlags {
-  std::string file;
-  std::string gpu_model;
-  std::optional<std::string> fabric;
-  std::optional<int> nvlinks_per_gpu;
-  std::optional<double> nic_gbps;
+  TopoInput input;
   std::string profile;
+  std::string write;
   bool json = false;
 };
 
 void add_input_flags(CLI::App& cmd, TopoFlags& f) {
-  cmd.add_option("file", f.file, "NCCL topology XML, ccforge <node> file or ccforge <cluster> file")->required();
-  cmd.add_option("--gpu-model", f.gpu_model, "complete a partial (PCI-only) file: GPU model, e.g. \"H100 SXM\"");
-  cmd.add_option("--fabric", f.fabric, "with --gpu-model: nvswitch (default) or none");
-  cmd.add_option("--nvlinks-per-gpu", f.nvlinks_per_gpu, "with --gpu-model: NVLinks per GPU (default: the model's)");
-  cmd.add_option("--nic-gbps", f.nic_gbps, "with --gpu-model: NIC speed in Gb/s, e.g. 400");
+  cmd.add_option("file", f.input.file, "NCCL topology XML, ccforge <node> file or ccforge <cluster> file (default: $NCCL_TOPO_FILE)");
+  add_machine_flags(cmd, f.input);
   cmd.add_option("--profile", f.profile, "profile file overriding link.* model parameters");
 }
 
-topo::Topology load(const TopoFlags& f) {
+topo::LoadOptions load_options(const TopoFlags& f) {
   topo::LoadOptions options;
-  if (!f.gpu_model.empty()) {
-    options.machine = topo::MachineDescription{f.gpu_model, f.fabric.value_or("nvswitch"), f.nvlinks_per_gpu, f.nic_gbps};
-  } else if (f.fabric || f.nvlinks_per_gpu || f.nic_gbps) {
-    throw CLI::ValidationError("--fabric/--nvlinks-per-gpu/--nic-gbps", "describe a machine only together with --gpu-model");
-  }
+  options.machine = machine_description(f.input);
   if (!f.profile.empty()) options.profile = topo::read_profile(f.profile);
-  return topo::load_topology(f.file, options);
+  return options;
 }
+
+constexpr const char* kFileUsage = "a FILE argument";
 
 std::string gbps(Bandwidth bw) { return std::isinf(bw.bytes_per_s) ? "-" : fmt::format("{:.1f}", bw.gbps()); }
 
@@ -126,10 +120,10 @@ nlohmann::json to_json(const topo::TopologySummary& s) {
 }
 
 void run_check(const TopoFlags& f) {
-  const topo::Topology t = load(f);
+  const topo::Topology t = topo::load_topology(topology_file(f.input, kFileUsage), load_options(f));
   int nics = 0;
   for (const auto& v : t.vertices()) nics += v.kind == topo::VertexKind::Nic;
-  fmt::print("ok: {}: {} GPUs in {} node(s), {} NICs{}, every GPU reaches GPU 0\n", f.file, t.num_gpus(), t.num_nodes(), nics,
+  fmt::print("ok: {}: {} GPUs in {} node(s), {} NICs{}, every GPU reaches GPU 0\n", t.source_file(), t.num_gpus(), t.num_nodes(), nics,
              t.has_nvswitch() ? ", NVSwitch" : "");
 }
 
@@ -143,8 +137,13 @@ void add_topo_command(CLI::App& app) {
   CLI::App* show = topo_cmd->add_subcommand("show", "Show GPUs, NICs, switches, links and the GPU x GPU route matrix");
   add_input_flags(*show, *flags);
   show->add_flag("--json", flags->json, "print JSON instead of text");
+  show->add_option("--write", flags->write,
+                   "also save the topology, completed by --gpu-model etc., as a ccforge <node> file that loads without flags");
   show->callback([flags] {
-    const topo::TopologySummary s = topo::summarize(load(*flags));
+    const std::string file = topology_file(flags->input, kFileUsage);
+    if (!flags->write.empty()) check_output_path(flags->write, OutputKind::File, "--write");
+    const topo::TopologySummary s = topo::summarize(topo::load_topology(file, load_options(*flags)));
+    if (!flags->write.empty()) topo::write_completed_topology(file, machine_description(flags->input), flags->write);
     if (flags->json) {
       fmt::print("{}\n", to_json(s).dump(2));
     } else {

@@ -10,6 +10,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/core.h>
 
+#include "ccforge/common/output_path.hpp"
 #include "ccforge/common/units.hpp"
 #include "ccforge/ir/runtime.hpp"
 #include "ccforge/search/search.hpp"
@@ -17,12 +18,17 @@
 #include "ccforge/topology/topology.hpp"
 #include "commands.hpp"
 #include "size_flags.hpp"
+#include "topo_input.hpp"
 
 namespace ccforge::cli {
 namespace {
 
+// Flag bounds: more workers than any machine has cores, and a gain above which NCCL is never replaced.
+constexpr int kMaxJobs = 4096;
+constexpr double kMaxMinGain = 100;
+
 struct TuneFlags {
-  std::string topo;
+  TopoInput topo;
   std::string coll = "all";
   std::string begin = "1K", end = "1G";
   int factor = 2;
@@ -106,8 +112,8 @@ void print_summary(const search::TuneResult& r, const std::vector<std::string>& 
 
 void run_tune(const TuneFlags& f) {
   if (f.list) return print_registry();
-  if (f.topo.empty()) throw CLI::ValidationError("--topo", "a topology file is required (or use --list)");
-  if (f.min_gain < 0) throw CLI::ValidationError("--min-gain", "must be >= 0");
+  const std::string topo_file = topology_file(f.topo, "--topo FILE (or use --list)");
+  check_output_path(f.out, OutputKind::Directory, "--out");
   search::TuneOptions options;
   options.collectives = parse_collectives(f.coll);
   options.sizes = sizes_from_flags(f.begin, f.end, f.factor);
@@ -127,8 +133,10 @@ void run_tune(const TuneFlags& f) {
   }
   options.progress = progress_printer();
   sim::SimParams params;
-  const topo::LoadOptions load = f.profile.empty() ? topo::LoadOptions{} : sim::apply_profile(f.profile, params);
-  const topo::Topology topology = topo::load_topology(f.topo, load);
+  topo::LoadOptions load = f.profile.empty() ? topo::LoadOptions{} : sim::apply_profile(f.profile, params);
+  load.machine = machine_description(f.topo);
+  const topo::Topology topology = topo::load_topology(topo_file, load);
+  warn_sizes_beyond_gpu_memory(topology, options.sizes);
   const search::TuneResult result = search::tune(topology, options, params);
   print_summary(result, search::selection_csv_lines(result));
   fmt::print("\nwrote {}/selection.csv, selection.md, bands.csv, report.json, DEPLOY.md, env.sh, algorithms/{}{} for {} "
@@ -148,14 +156,16 @@ void run_tune(const TuneFlags& f) {
 void add_tune_command(CLI::App& app) {
   auto flags = std::make_shared<TuneFlags>();
   CLI::App* cmd = app.add_subcommand("tune", "find the fastest algorithm per collective and size band, export MSCCL XML");
-  cmd->add_option("--topo", flags->topo, "topology file (NCCL topology XML or ccforge cluster file)");
+  cmd->add_option("--topo", flags->topo.file, "topology file (NCCL topology XML or ccforge cluster file; default: $NCCL_TOPO_FILE)");
+  add_machine_flags(*cmd, flags->topo);
   cmd->add_option("--coll", flags->coll, "all, or a comma list: allreduce,allgather,reducescatter,alltoall,...")->capture_default_str();
   cmd->add_option("-b,--minbytes", flags->begin, "smallest size")->capture_default_str();
   cmd->add_option("-e,--maxbytes", flags->end, "largest size")->capture_default_str();
   cmd->add_option("-f,--stepfactor", flags->factor, "size multiplication factor")->capture_default_str();
   cmd->add_option("--out", flags->out, "output directory")->capture_default_str();
-  cmd->add_option("--jobs", flags->jobs, "worker threads (0: all cores)")->capture_default_str();
-  cmd->add_option("--min-gain", flags->min_gain, "keep NCCL unless the best candidate is this much faster")->capture_default_str();
+  cmd->add_option("--jobs", flags->jobs, "worker threads (0: all cores)")->check(CLI::Range(0, kMaxJobs))->capture_default_str();
+  cmd->add_option("--min-gain", flags->min_gain, "keep NCCL unless the best candidate is this much faster")
+      ->check(finite_range(0, kMaxMinGain))->capture_default_str();
   cmd->add_option("-d,--dtype", flags->dtype, "element type (decides which sizes split into whole chunks)")->capture_default_str();
   cmd->add_option("--profile", flags->profile, "profile file overriding link.* and sim.* parameters (ccforge calibrate)");
   cmd->add_flag("--resume", flags->resume, "continue a killed run from DIR/checkpoint.jsonl");

@@ -10,10 +10,12 @@
 
 #include "ccforge/common/atomic_file.hpp"
 #include "ccforge/common/diag.hpp"
+#include "ccforge/common/output_path.hpp"
 #include "ccforge/common/units.hpp"
 #include "ccforge/executor/executor.hpp"
 #include "ccforge/validate/validate.hpp"
 #include "commands.hpp"
+#include "topo_input.hpp"
 
 namespace ccforge::cli {
 namespace {
@@ -31,7 +33,7 @@ struct ValidateFlags {
   std::string dtype = "half", op = "sum";
   bool all_sizes = false;
   std::vector<std::string> suite;
-  std::string topo;  // given: also write model_error.csv (simulated vs measured)
+  TopoInput topo;  // a file given: also write model_error.csv (simulated vs measured)
 };
 
 ByteCount size_flag(const std::string& name, const std::string& text) {
@@ -88,6 +90,9 @@ void run_collectives(const ValidateFlags& f) {
   const auto inferred = validate::common_rank_count(candidates);
   const int nranks = f.nranks.value_or(inferred.value_or(kDefaultRanks));
   const validate::SweepOptions options = sweep_options(f, nranks);
+  // Loaded before the sweep, so that a bad topology is reported before the work, not after.
+  std::optional<topo::Topology> topology;
+  if (!f.topo.file.empty()) topology = topo::load_topology(f.topo.file, topo::LoadOptions{machine_description(f.topo), {}});
   auto backend = make_backend(f);
   fmt::print("# ccforge validate: device {}, {} ranks{}, {} algorithms, -n {} -w {} -c {}\n", backend->name(), nranks,
              !f.nranks && inferred ? " (the algorithms')" : "", candidates.size(), f.iterations, f.warmup, f.check);
@@ -101,10 +106,11 @@ void run_collectives(const ValidateFlags& f) {
     throw DiagError(Diag{{f.tuned_dir.empty() ? f.algos_dir : f.tuned_dir, 0},
                          fmt::format("ran nothing: no algorithm there runs on {} ranks between -b and -e{}", nranks,
                                      candidates.empty() ? " (the directory has none: every band kept NCCL?)" : ""),
-                         "check --nranks, --coll, -b/-e, or pass --all-sizes"});  validate::write_sweep_outputs(result, bounds, f.out_dir);
+                         "check --nranks, --coll, -b/-e, or pass --all-sizes"});
+  validate::write_sweep_outputs(result, bounds, f.out_dir);
   fmt::print("# {} runs; wrote {}/measured.csv, selection.csv, selection.md\n", result.runs.size(), f.out_dir);
-  if (!f.topo.empty()) {
-    const auto csv = validate::model_error_csv(result, candidates, topo::load_topology(f.topo), sim::SimParams{});
+  if (topology) {
+    const auto csv = validate::model_error_csv(result, candidates, *topology, sim::SimParams{});
     write_file_atomically(std::filesystem::path(f.out_dir) / "model_error.csv", csv);
     fmt::print("# wrote {}/model_error.csv\n", f.out_dir);
   }
@@ -158,8 +164,10 @@ void add_validate_command(CLI::App& app) {
   cmd->add_option("--out", flags->out_dir, "output directory")->capture_default_str();
   cmd->add_option("--watchdog-ms", flags->watchdog_ms, "a run with no progress for this long is a deadlock")->check(CLI::Range(10, 3600000))->capture_default_str();
   cmd->add_option("--suite", flags->suite, "osu latency|bw|bibw: point-to-point suite between ranks 0 and 1")->expected(2);
-  cmd->add_option("--topo", flags->topo, "topology to simulate every run on: writes model_error.csv")->check(CLI::ExistingFile);
+  cmd->add_option("--topo", flags->topo.file, "topology to simulate every run on: writes model_error.csv");
+  add_machine_flags(*cmd, flags->topo);
   cmd->callback([flags] {
+    check_output_path(flags->out_dir, OutputKind::Directory, "--out");
     if (!flags->suite.empty()) return run_osu(*flags);
     run_collectives(*flags);
   });

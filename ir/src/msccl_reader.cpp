@@ -7,6 +7,7 @@
 #include <pugixml.hpp>
 
 #include "ccforge/common/atomic_file.hpp"
+#include "ccforge/common/xml_depth.hpp"
 #include "ccforge/ir/ir.hpp"
 #include "msccl_lexical.hpp"
 #include "op_traits.hpp"
@@ -16,6 +17,9 @@ namespace {
 
 constexpr long long kIntMax = std::numeric_limits<int>::max();
 constexpr int kExecutorMaxChannels = 32;  // parser checks 0 <= chan <= MAXCHANNELS (formats.md §1.2)
+// An algorithm nests <algo>, <gpu>, <tb>, <step>; deeper elements are refused with room to spare, so
+// that hostile nesting gets one line instead of reaching code that walks the tree.
+constexpr int kMaxXmlDepth = 16;
 
 class Reader {
  public:
@@ -28,6 +32,10 @@ class Reader {
                                                                         pugi::parse_pi | pugi::parse_doctype,
                                         pugi::encoding_utf8);
     if (!parsed) fail(parsed.offset, std::string("malformed XML: ") + parsed.description(), "fix the XML syntax");
+    // The document node counts as depth 1 here, so its top-level elements are depth 2.
+    if (const pugi::xml_node deep = first_element_deeper_than(doc, kMaxXmlDepth + 1))
+      fail(deep, "<" + std::string(deep.name()) + "> is nested more than " + std::to_string(kMaxXmlDepth) + " elements deep",
+           "an MSCCL algorithm nests <algo>, <gpu>, <tb>, <step>");
     Algorithm algo = read_algo(only_root(doc));
     algo.source_file = file_;
     return algo;

@@ -68,7 +68,7 @@ class FloorModel {
     if (chunk_bytes < tile) {
       run_first_iteration(total, first_);
     } else if (!full_tile_first_) {
-      full_tile_first_.emplace();
+      full_tile_first_.emplace(FirstIteration{});  // clang 14 rejects emplace() for a nested struct with member initializers
       run_first_iteration(static_cast<double>(tile), *full_tile_first_);
     }
     const FirstIteration& first = chunk_bytes < tile ? first_ : *full_tile_first_;

@@ -1,9 +1,13 @@
 #!/usr/bin/env bash
-# Usage: tests/fuzz/run.sh SECONDS
-# Builds the MSCCL XML importer fuzzer with clang (-fsanitize=fuzzer,address) in build-fuzz/ and runs
-# it for SECONDS over a seed corpus made from tests/data/msccl. Exits non-zero on any crash.
+# Usage: tests/fuzz/run.sh SECONDS [TARGET...]
+# Builds the libFuzzer targets with clang (-fsanitize=fuzzer,address) in build-fuzz/ and runs each for
+# SECONDS over a seed corpus made from the project's own inputs, good and bad. Targets: msccl, topology,
+# cluster, profile, measurements (default: all). Exits non-zero on any crash, hang or leak.
 set -euo pipefail
-seconds="${1:?usage: tests/fuzz/run.sh SECONDS}"
+seconds="${1:?usage: tests/fuzz/run.sh SECONDS [TARGET...]}"
+shift
+targets=("$@")
+[ ${#targets[@]} -gt 0 ] || targets=(msccl topology cluster profile measurements)
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 build="${CCFORGE_FUZZ_BUILD_DIR:-$root/build-fuzz}"
 
@@ -11,11 +15,31 @@ cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_CUDA_COMPILER=NOTFOUND \
   -DCMAKE_CXX_FLAGS="-fsanitize=fuzzer-no-link,address -fno-omit-frame-pointer" \
   -DCCFORGE_FUZZ=ON -DCCFORGE_BUILD_BENCH=OFF >/dev/null
-cmake --build "$build" -j "$(nproc)" --target ir_import_fuzzer
 
-corpus="$build/fuzz-corpus/ir_import"
-mkdir -p "$corpus"
-cp "$root"/tests/data/msccl/*.xml "$root"/tests/ir/broken/*.xml "$corpus"/
-# Inputs up to 64 KiB: enough for every seed but the two largest, which seed by their prefixes.
-"$build/tests/fuzz/ir_import_fuzzer" "$corpus" -max_total_time="$seconds" -max_len=65536 -timeout=10 \
-  -rss_limit_mb=2048 -print_final_stats=1
+# seeds TARGET: the seed files of one target, one path a line.
+seeds() {
+  case "$1" in
+    msccl) ls "$root"/tests/data/msccl/*.xml "$root"/tests/ir/broken/*.xml ;;
+    topology) grep -L "<cluster" "$root"/data/topologies/*.xml "$root"/tests/data/topologies/*.xml \
+                "$root"/tests/topology/malformed/*.xml "$root"/tests/bad-inputs/inputs/*.xml ;;
+    cluster) grep -l "<cluster" "$root"/data/topologies/*.xml "$root"/tests/data/topologies/*.xml \
+               "$root"/tests/topology/malformed/*.xml "$root"/tests/bad-inputs/inputs/*.xml ;;
+    profile) ls "$root"/tests/topology/malformed/*.profile.xml "$root"/tests/bad-inputs/inputs/profile_*.xml \
+               "$root"/tests/data/sim/*profile*.xml ;;
+    measurements) ls "$root"/tests/data/nccl-tests/*.log ;;
+    *) echo "unknown fuzz target '$1' (msccl, topology, cluster, profile, measurements)" >&2; exit 2 ;;
+  esac
+}
+
+for target in "${targets[@]}"; do
+  binary="${target}_fuzzer"
+  [ "$target" = msccl ] && binary=ir_import_fuzzer
+  cmake --build "$build" -j "$(nproc)" --target "$binary"
+  corpus="$build/fuzz-corpus/$target"
+  mkdir -p "$corpus"
+  seeds "$target" | xargs cp -t "$corpus"
+  echo "== fuzz $target for $seconds s"
+  # Inputs up to 64 KiB: enough for every seed but the largest MSCCL files, which seed by their prefixes.
+  "$build/tests/fuzz/$binary" "$corpus" -max_total_time="$seconds" -max_len=65536 -timeout=10 \
+    -rss_limit_mb=2048 -print_final_stats=1
+done

@@ -15,6 +15,8 @@ namespace {
 constexpr int kMaxNodes = 4096;
 // NVIDIA Quantum-2 QM9700 datasheet: 64 ports of 400 Gb/s NDR per switch.
 constexpr int kDefaultSwitchPorts = 64;
+// A sanity bound, 1 ms: a switch hop takes about 0.13 us (link.netswitch.latency); more is a typo.
+constexpr double kMaxSwitchLatencyUs = 1000;
 
 Fabric parse_fabric(const XmlSource& src, pugi::xml_node node) {
   const std::string fabric = src.required(node, "fabric");
@@ -41,12 +43,10 @@ ClusterSpec read_cluster(const XmlSource& src, pugi::xml_node node) {
     src.fail(node, fmt::format("node file {} not found", spec.node_file.string()), "node=\"...\" is relative to the cluster file");
   }
   spec.fabric = parse_fabric(src, node);
-  if (node.attribute("nic_speed_gbps")) spec.nic_speed_gbps = src.number(node, "nic_speed_gbps");
-  if (node.attribute("switch_latency_us")) spec.switch_latency_us = src.number(node, "switch_latency_us");
+  if (node.attribute("nic_speed_gbps")) spec.nic_speed_gbps = src.number_in(node, "nic_speed_gbps", {0, kMaxNicGbps, true});
+  if (node.attribute("switch_latency_us")) spec.switch_latency_us = src.number_in(node, "switch_latency_us", {0, kMaxSwitchLatencyUs});
   spec.switch_ports = src.integer(node, "switch_ports", kDefaultSwitchPorts);
   spec.oversubscription = src.integer(node, "oversubscription", 1);
-  if (spec.nic_speed_gbps && *spec.nic_speed_gbps <= 0) src.fail(node, "nic_speed_gbps must be positive", "e.g. 400 for NDR");
-  if (spec.switch_latency_us && *spec.switch_latency_us < 0) src.fail(node, "switch_latency_us is negative", "e.g. 0.13");
   if (spec.oversubscription < 1 || spec.switch_ports < spec.oversubscription + 1) {
     src.fail(node, fmt::format("switch_ports={} cannot give oversubscription={}", spec.switch_ports, spec.oversubscription),
              "a leaf needs at least one uplink: switch_ports > oversubscription >= 1");

@@ -32,6 +32,9 @@ const GpuModel& machine_model(const MachineDescription& machine, const SourceLoc
     fail(loc, fmt::format("impossible NVLink count {} for {}", *machine.nvlinks_per_gpu, model->name),
          fmt::format("{} has at most {} links", model->name, model->max_peer_links));
   }
+  if (machine.nic_speed_gbps && !(*machine.nic_speed_gbps > 0 && *machine.nic_speed_gbps <= kMaxNicGbps)) {
+    fail(loc, fmt::format("NIC speed {} Gb/s is out of range", *machine.nic_speed_gbps), fmt::format("allowed: > 0 and <= {:g}", kMaxNicGbps));
+  }
   return *model;
 }
 

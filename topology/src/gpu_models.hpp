@@ -16,6 +16,7 @@ struct GpuModel {
   int max_peer_links;       // physical NVLink/xGMI links on the part
   int default_peer_links;   // links wired on the usual board (0: PCIe card without bridges)
   int multiprocessors;      // SMs (NVIDIA) or compute units (AMD) on the part
+  int memory_gib;           // on-package memory of the largest variant (HBM stacks are sized in GiB)
   const char* source;
 };
 

@@ -21,7 +21,7 @@ MachineDescription read_machine(const XmlSource& src, pugi::xml_node node) {
   m.gpu_model = src.required(node, "gpu_model");
   m.fabric = src.required(node, "fabric");
   if (node.attribute("nvlinks_per_gpu")) m.nvlinks_per_gpu = src.integer(node, "nvlinks_per_gpu");
-  if (node.attribute("nic_gbps")) m.nic_speed_gbps = src.number(node, "nic_gbps");
+  if (node.attribute("nic_gbps")) m.nic_speed_gbps = src.number_in(node, "nic_gbps", {0, kMaxNicGbps, true});
   return m;
 }
 

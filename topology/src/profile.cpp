@@ -10,6 +10,13 @@
 #include <sstream>
 
 namespace ccforge::topo {
+namespace {
+
+// Model parameters are latencies, bandwidths, sizes and ratios, never negative; the upper bound only
+// catches typos (the largest default is far below it).
+constexpr NumberRange kParamRange{0, 1e12};
+
+}  // namespace
 
 std::vector<ProfileEntry> read_profile(const std::filesystem::path& profile_path) {
   const XmlSource src(profile_path);
@@ -23,7 +30,7 @@ std::vector<ProfileEntry> read_profile(const std::filesystem::path& profile_path
     if (std::string_view(child.name()) != "param") {
       src.fail(child, fmt::format("unexpected element <{}> in <profile>", child.name()), "a profile holds only <param name value> elements");
     }
-    entries.push_back(ProfileEntry{src.required(child, "name"), src.number(child, "value"), src.loc(child)});
+    entries.push_back(ProfileEntry{src.required(child, "name"), src.number_in(child, "value", kParamRange), src.loc(child)});
   }
   return entries;
 }

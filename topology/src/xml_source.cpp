@@ -1,13 +1,23 @@
 #include "xml_source.hpp"
 
 #include "ccforge/common/atomic_file.hpp"
+#include "ccforge/common/xml_depth.hpp"
 
 #include <fmt/core.h>
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
 
 namespace ccforge::topo {
+namespace {
+
+// Real PCI trees nest a few switches: the deepest bundled topology (data/topologies, tests/data/
+// topologies, NCCL and Azure dumps) nests 7 elements. 64 leaves room for any machine and keeps the
+// recursive readers' stack use small.
+constexpr int kMaxXmlDepth = 64;
+
+}  // namespace
 
 XmlSource::XmlSource(const std::filesystem::path& path) : file_(path.string()), text_(read_file(path)) {
   const pugi::xml_parse_result result = doc_.load_buffer(text_.data(), text_.size());
@@ -18,6 +28,10 @@ XmlSource::XmlSource(const std::filesystem::path& path) : file_(path.string()), 
   }
   if (!doc_.document_element()) {
     throw DiagError(Diag{{file_, 1}, "no root element", "the file must hold <system>, <node> or <cluster>"});
+  }
+  if (const pugi::xml_node deep = first_element_deeper_than(doc_.document_element(), kMaxXmlDepth)) {
+    fail(deep, fmt::format("<{}> is nested more than {} elements deep", deep.name(), kMaxXmlDepth),
+         "check the file's structure: topologies nest a few PCI switches, cluster and profile files one level");
   }
 }
 
@@ -66,7 +80,18 @@ double XmlSource::number(pugi::xml_node node, const char* attr, std::optional<do
   const std::string text = required(node, attr);
   const auto value = parse_whole<double>(text);
   if (!value) fail(node, fmt::format("{}=\"{}\" is not a number", attr, text), "use a decimal number");
+  if (!std::isfinite(*value)) fail(node, fmt::format("{}=\"{}\" is not a finite number", attr, text), "use a decimal number");
   return *value;
+}
+
+std::string NumberRange::text() const { return fmt::format("{} {:g} and <= {:g}", min_exclusive ? ">" : ">=", min, max); }
+
+double XmlSource::number_in(pugi::xml_node node, const char* attr, const NumberRange& range, std::optional<double> fallback) const {
+  const double value = number(node, attr, fallback);
+  if (!range.contains(value)) {
+    fail(node, fmt::format("{}=\"{}\" is out of range", attr, node.attribute(attr).value()), "allowed: " + range.text());
+  }
+  return value;
 }
 
 std::uint32_t XmlSource::hex(pugi::xml_node node, const char* attr) const {

@@ -120,6 +120,14 @@ class Topology {
 
 // Completes Azure's partial PCI-only NCCL files (no <gpu>/<nvlink>/<net>), as NCCL does at run time
 // from NVML and the IB stack. Given in a ccforge machine file or on the command line.
+// Memory of one GPU of `model` (GpuInfo::model, e.g. "H100 SXM"), from its datasheet, in bytes: the
+// largest variant's, so that a size above it fits on no variant. 0 for an unknown model.
+std::uint64_t gpu_memory_bytes(std::string_view model);
+
+// NIC port speeds ccforge accepts, in Gb/s: above 0 and at most 100 Tb/s, a sanity bound 125 times the
+// 800 Gb/s ports of NVIDIA Quantum-X800 (XDR) switches, the fastest shipping (NVIDIA datasheet).
+inline constexpr double kMaxNicGbps = 100000;
+
 struct MachineDescription {
   std::string gpu_model;      // "H100 SXM", "A100 SXM", ... (selects sm and NVLink count per GPU)
   std::string fabric;         // "nvswitch" | "none"
@@ -154,6 +162,12 @@ struct LoadOptions {
 // Loads an NCCL topology XML file or a ccforge cluster file (detected by its root element).
 // Throws DiagError naming file and line for anything malformed or impossible.
 Topology load_topology(const std::filesystem::path& path, const LoadOptions& options = {});
+
+// `topo show --write`: saves the node topology at `path` (atomically, at `out`) as a ccforge <node> file
+// whose <machine> is `machine` (else the file's own), so that a partial file loads without flags. A
+// cluster file is a DiagError: its node file is the one to complete.
+void write_completed_topology(const std::filesystem::path& path, const std::optional<MachineDescription>& machine,
+                              const std::filesystem::path& out);
 
 // The default link model: per link kind latency and bandwidth with their sources ("link." names).
 ParamTable default_link_params();
