@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "ccforge/common/atomic_file.hpp"
+#include "tune/nccl_tuner_outputs.hpp"
 
 namespace ccforge::search {
 
@@ -135,7 +136,8 @@ std::string report_json(const TuneResult& result, const TuneOptions& options) {
     for (const Band& b : ct.bands)
       bands.push_back({{"min_bytes", b.min_bytes}, {"max_bytes", b.max_bytes}, {"winner", b.winner}, {"file", b.file}});
     colls.push_back({{"collective", ir::to_string(ct.collective)}, {"candidates", candidates_json(ct)},
-                     {"sizes", sizes_json(ct)}, {"bands", bands}});
+                     {"sizes", sizes_json(ct)}, {"bands", bands},
+                     {"nccl_space", nccl_space_json(ct.nccl_space, options.min_gain)}});
   }
   const nlohmann::json report{
       {"topology", result.topology},
@@ -167,7 +169,8 @@ void write_outputs(const TuneResult& result, const TuneOptions& options) {
   write_algorithms(result, dir);
   if (options.write_candidates) write_candidates(result, dir);
   write_file_atomically(dir / "selection.csv", csv);
-  write_file_atomically(dir / "selection.md", selection_md(result));
+  write_file_atomically(dir / "selection.md", selection_md(result) + nccl_space_markdown(result, options.min_gain));
+  write_file_atomically(dir / "nccl-tuner.conf", nccl_tuner_conf(result, options.min_gain));
   write_file_atomically(dir / "bands.csv", bands_csv(result));
   write_file_atomically(dir / "report.json", report_json(result, options));
 }

@@ -1,5 +1,5 @@
-// Tune outputs: selection.csv/.md, bands.csv, algorithms/*.xml and report.json, each written
-// atomically. Everything but report.json's "timing" member is a pure function of the inputs.
+// Tune outputs: selection.csv/.md, bands.csv, algorithms/*.xml, nccl-tuner.conf and report.json, each
+// written atomically. Everything but report.json's "timing" member is a pure function of the inputs.
 #pragma once
 
 #include "ccforge/search/search.hpp"

@@ -310,6 +310,10 @@ TuneResult tune(const topo::Topology& topo, const TuneOptions& options, const si
     raise_floors(floors, result, runner, s);
   }
   for (std::size_t c = 0; c < result.collectives.size(); ++c) assemble(topo, result.collectives[c], c, runner, options);
+  result.nodes = topo.num_nodes();
+  result.ranks_per_node = topo.gpus_per_node();
+  for (CollectiveTune& ct : result.collectives)
+    ct.nccl_space = tune_nccl_space(topo, ct.collective, options.sizes, data_type(options.dtype), params, options.min_gain);
   result.elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   write_outputs(result, options);
   return result;

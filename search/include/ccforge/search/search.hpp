@@ -14,6 +14,7 @@
 #include "ccforge/common/params.hpp"
 #include "ccforge/common/units.hpp"
 #include "ccforge/ir/ir.hpp"
+#include "ccforge/search/nccl_tuner.hpp"
 
 namespace ccforge::topo {
 class Topology;
@@ -218,9 +219,11 @@ struct CollectiveTune {
   std::vector<SizeResult> sizes;
   std::vector<Choice> choices;
   std::vector<Band> bands;
+  NcclSpaceTune nccl_space;  // NCCL's own space at every size, and the bands written to nccl-tuner.conf
 };
 struct TuneResult {
   std::string topology;
+  int nodes = 1, ranks_per_node = 1;  // the communicator shape nccl-tuner.conf's rules are for
   std::vector<CollectiveTune> collectives;
   std::size_t simulations = 0;    // simulated (candidate or NCCL, size) pairs, including resumed ones
   std::size_t pruned = 0;         // (candidate, size) pairs skipped because they could not win
