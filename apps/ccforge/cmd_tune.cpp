@@ -120,7 +120,7 @@ void run_tune(const TuneFlags& f) {
   const topo::Topology topology = topo::load_topology(f.topo, load);
   const search::TuneResult result = search::tune(topology, options, params);
   print_summary(result, search::selection_csv_lines(result));
-  fmt::print("\nwrote {}/selection.csv, selection.md, bands.csv, report.json, algorithms/{}\n", f.out,
+  fmt::print("\nwrote {}/selection.csv, selection.md, bands.csv, nccl-tuner.conf, report.json, algorithms/{}\n", f.out,
              f.all_candidates ? ", candidates/" : "");
 }
 
