@@ -49,14 +49,14 @@ std::vector<NcclTunerBand> nccl_tuner_bands(const std::vector<sim::NcclExplanati
 NcclSpaceTune tune_nccl_space(const topo::Topology& topo, ir::Collective coll, const std::vector<ByteCount>& sizes,
                               const sim::DataType& dtype, const sim::SimParams& params, double min_gain) {
   NcclSpaceTune t;
-  // Per (algorithm, protocol, channels): its simulated time (or floor) at the last smaller size. A larger
-  // call never runs faster, so a point whose floor is not below NCCL's pick cannot be chosen: pruned.
+  // Per (algorithm, protocol, channels): its time (or floor) at the last smaller size. A larger call
+  // never runs faster, so a point whose floor is not below NCCL's pick cannot be chosen.
   std::map<std::tuple<sim::NcclAlgo, ir::Protocol, int>, SimTime> floors;
+  auto key = [](const sim::NcclChoice& p) { return std::make_tuple(p.algo, p.proto, p.nchannels); };
   for (ByteCount bytes : sizes) {
     const sim::CallSpec call{bytes, dtype};
     sim::NcclExplanation e{bytes, sim::nccl_space(topo, coll, bytes, params), 0};
     if (!e.points.empty()) e.points[0].time = sim::simulate_nccl_point(topo, coll, call, e.points[0].point, params).time;
-    auto key = [](const sim::NcclChoice& p) { return std::make_tuple(p.algo, p.proto, p.nchannels); };
     for (std::size_t i = 1; i < e.points.size(); ++i) {
       const auto floor = floors.find(key(e.points[i].point));
       if (floor != floors.end() && floor->second >= e.points[0].time) {

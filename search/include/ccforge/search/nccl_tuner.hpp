@@ -35,7 +35,8 @@ std::vector<NcclTunerBand> nccl_tuner_bands(const std::vector<sim::NcclExplanati
 
 // sim::explain_nccl at every size, ascending, each size's points in parallel, except points pruned
 // because their time at a smaller size (same algorithm, protocol and channels) already reaches NCCL's
-// pick; then nccl_tuner_bands. The outcome does not depend on the thread count.
+// pick; then nccl_tuner_bands. The outcome does not depend on the thread count. Simulating LL points
+// of large calls is what costs: each is simulated until its time at half the size exceeds NCCL's pick.
 NcclSpaceTune tune_nccl_space(const topo::Topology& topo, ir::Collective coll, const std::vector<ByteCount>& sizes,
                               const sim::DataType& dtype, const sim::SimParams& params, double min_gain);
 
