@@ -42,6 +42,8 @@ step validate_4 90 "$build/ccforge" validate --device cuda --nranks 4 --algos "$
 # 3. Point-to-point alpha/beta between ranks 0 and 1 (same GPU on a one-GPU machine).
 step osu_latency 60 "$build/ccforge" validate --device cuda --suite osu latency -b 8 -e 1M -f 4 -n 20 -w 5 --out "$out"
 step osu_bw 60 "$build/ccforge" validate --device cuda --suite osu bw -b 8K -e 4M -f 4 -n 10 -w 2 --out "$out"
+# 4. The NCCL tuner plugin in a real one-rank NCCL communicator: loaded, initialised, a bad table warned.
+step tuner_plugin 60 "$root/scripts/gpu-tuner-check.sh" "$build" "$out"
 
 echo "gpu-check: run time $((SECONDS - start)) s on $gpus GPU(s); results in $out"
 exit $status

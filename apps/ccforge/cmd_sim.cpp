@@ -15,6 +15,7 @@
 #include "ccforge/sim/sim.hpp"
 #include "ccforge/topology/topology.hpp"
 #include "commands.hpp"
+#include "sim_explain.hpp"
 #include "size_flags.hpp"
 #include "topo_input.hpp"
 
@@ -32,6 +33,8 @@ struct SimFlags {
   std::string format = "table";
   std::string trace;
   bool dump_params = false;
+  bool explain = false;
+  double min_gain = 0.03;
 };
 
 struct Row {
@@ -130,6 +133,17 @@ void run(const SimFlags& f) {
     return algo ? sim::simulate(topo, *algo, call, params, trace)
                 : sim::simulate_nccl(topo, *coll, call, *request, params, trace);
   };
+  if (f.explain) {
+    if (!request || request->algo) fail_at("--explain", 0, "explains NCCL's own choice", "use --algo nccl");
+    if (f.format == "csv") fail_at("--format", 0, "--explain prints a table or JSON", "use --format table or json");
+    std::vector<sim::NcclExplanation> explanations;
+    for (ByteCount size : sizes)
+      if (const ByteCount bytes = call_bytes(size, *dtype, *coll, topo.num_gpus()); bytes > 0)
+        explanations.push_back(sim::explain_nccl(topo, *coll, {bytes, *dtype}, params));
+    print_explanations(explanations, f.format,
+                       fmt::format("{} on {} ({} GPUs)", ir::to_string(*coll), topo_file, topo.num_gpus()), f.min_gain);
+    return;
+  }
   std::vector<Row> rows;
   for (ByteCount size : sizes) {
     const ByteCount bytes = call_bytes(size, *dtype, *coll, topo.num_gpus());
@@ -166,6 +180,10 @@ void add_sim_command(CLI::App& app) {
   cmd->add_option("--profile", flags->profile, "profile file overriding link.* and sim.* parameters");
   cmd->add_option("--format", flags->format, "table, csv or json")->capture_default_str();
   cmd->add_option("--trace", flags->trace, "write a Chrome/Perfetto trace (JSON) of the smallest size here");
+  cmd->add_flag("--explain", flags->explain,
+                "with --algo nccl: per size every algorithm x protocol x channels NCCL can run, its pick, the fastest");
+  cmd->add_option("--min-gain", flags->min_gain, "--explain flags NCCL's pick when the fastest is this much faster")
+      ->capture_default_str();
   cmd->add_flag("--dump-params", flags->dump_params, "print every sim.* parameter with unit and source, then exit");
   cmd->callback([flags] { run(*flags); });
 }

@@ -44,6 +44,7 @@ struct TuneFlags {
   std::string runtime;  // empty: the topology's GPU vendor's runtime
   bool export_rooted = false;
   bool replace = false;
+  bool no_nccl_space = false;
 };
 
 std::vector<ir::Collective> parse_collectives(const std::string& text) {
@@ -126,6 +127,7 @@ void run_tune(const TuneFlags& f) {
   options.prune = !f.no_prune;
   options.export_rooted = f.export_rooted;
   options.replace = f.replace;
+  options.nccl_space = !f.no_nccl_space;
   if (!f.runtime.empty()) {
     options.runtime = ir::runtime_from_string(f.runtime);
     if (!options.runtime)
@@ -139,9 +141,9 @@ void run_tune(const TuneFlags& f) {
   warn_sizes_beyond_gpu_memory(topology, options.sizes);
   const search::TuneResult result = search::tune(topology, options, params);
   print_summary(result, search::selection_csv_lines(result));
-  fmt::print("\nwrote {}/selection.csv, selection.md, bands.csv, report.json, DEPLOY.md, env.sh, algorithms/{}{} for {} "
+  fmt::print("\nwrote {}/selection.csv, selection.md, bands.csv, {}report.json, DEPLOY.md, env.sh, algorithms/{}{} for {} "
              "on {} SMs/CUs\n",
-             f.out, f.export_rooted ? ", algorithms-rooted/" : "", f.all_candidates ? ", candidates/" : "",
+             f.out, f.no_nccl_space ? "" : "nccl-tuner.conf, ", f.export_rooted ? ", algorithms-rooted/" : "", f.all_candidates ? ", candidates/" : "",
              ir::runtime_target(result.target.runtime).title, result.target.multiprocessors);
   if (!result.carried_over.empty()) {
     std::string kept;
@@ -177,6 +179,8 @@ void add_tune_command(CLI::App& app) {
                                                    " (default: rccl for AMD GPUs, msccl-nccl otherwise)");
   cmd->add_flag("--export-rooted", flags->export_rooted,
                 "also export broadcast/reduce/gather/scatter winners (root 0 only) to DIR/algorithms-rooted/");
+  cmd->add_flag("--no-nccl-space", flags->no_nccl_space,
+                "skip the search of NCCL's own space and nccl-tuner.conf (hours on 128+ GPUs, see README)");
   cmd->add_flag("--replace", flags->replace,
                 "drop collectives an earlier tune in DIR had and this one does not tune (default: keep them)");
   cmd->callback([flags] { run_tune(*flags); });

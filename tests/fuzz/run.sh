@@ -2,12 +2,12 @@
 # Usage: tests/fuzz/run.sh SECONDS [TARGET...]
 # Builds the libFuzzer targets with clang (-fsanitize=fuzzer,address) in build-fuzz/ and runs each for
 # SECONDS over a seed corpus made from the project's own inputs, good and bad. Targets: msccl, topology,
-# cluster, profile, measurements (default: all). Exits non-zero on any crash, hang or leak.
+# cluster, profile, measurements, tuner_conf (default: all). Exits non-zero on any crash, hang or leak.
 set -euo pipefail
 seconds="${1:?usage: tests/fuzz/run.sh SECONDS [TARGET...]}"
 shift
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(msccl topology cluster profile measurements)
+[ ${#targets[@]} -gt 0 ] || targets=(msccl topology cluster profile measurements tuner_conf)
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 build="${CCFORGE_FUZZ_BUILD_DIR:-$root/build-fuzz}"
 
@@ -27,7 +27,10 @@ seeds() {
     profile) ls "$root"/tests/topology/malformed/*.profile.xml "$root"/tests/bad-inputs/inputs/profile_*.xml \
                "$root"/tests/data/sim/*profile*.xml ;;
     measurements) ls "$root"/tests/data/nccl-tests/*.log ;;
-    *) echo "unknown fuzz target '$1' (msccl, topology, cluster, profile, measurements)" >&2; exit 2 ;;
+    # The nccl-tuner.conf parser (loaded into NCCL by the tuner plugin), seeded with a valid table.
+    tuner_conf) printf 'ccforge-nccl-tuner 1\n# c\nallreduce 524288 1048575 2 8 tree ll128 0\nallgather 1 9 1 8 nvls simple 16\n' \
+                  > "$build/tuner_seed.conf" && echo "$build/tuner_seed.conf" ;;
+    *) echo "unknown fuzz target '$1' (msccl, topology, cluster, profile, measurements, tuner_conf)" >&2; exit 2 ;;
   esac
 }
 

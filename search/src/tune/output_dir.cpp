@@ -30,14 +30,14 @@ bool tuned_now(const TuneResult& result, const std::string& collective) {
                      [&](const CollectiveTune& ct) { return collective == ir::to_string(ct.collective); });
 }
 
-// CSV lines of `text` (header skipped) whose first field is a carried collective.
-std::vector<std::string> carried_rows(const std::string& text, const std::vector<std::string>& carried) {
+// Lines of `text` whose first field (up to `separator`) is a carried collective: CSV rows, or the rules
+// of nccl-tuner.conf (its header and comments never start with a collective's name).
+std::vector<std::string> carried_rows(const std::string& text, const std::vector<std::string>& carried, char separator) {
   std::vector<std::string> rows;
   std::istringstream in(text);
   std::string line;
-  std::getline(in, line);
   while (std::getline(in, line)) {
-    const std::string first = line.substr(0, line.find(','));
+    const std::string first = line.substr(0, line.find(separator));
     if (std::find(carried.begin(), carried.end(), first) != carried.end()) rows.push_back(line);
   }
   return rows;
@@ -50,7 +50,7 @@ std::string carried_sections(const std::string& md, const std::vector<std::strin
     const std::string heading = "\n## " + coll + "\n";
     const auto begin = md.find(heading);
     if (begin == std::string::npos) continue;
-    const auto end = md.find("\n## ", begin + heading.size());
+    const auto end = md.find("\n#", begin + heading.size());  // the next section or part
     out += md.substr(begin, end == std::string::npos ? std::string::npos : end - begin);
   }
   return out;
@@ -107,8 +107,10 @@ CarryOver read_carry_over(const fs::path& dir, const TuneResult& result) {
       for (const char* key : {"file", "outofplace_file"})
         if (const std::string file = band.value(key, ""); !file.empty()) carry.files.push_back(file);
   }
-  carry.selection_rows = carried_rows(read_file(dir / "selection.csv"), carry.collectives);
-  carry.band_rows = carried_rows(read_file(dir / "bands.csv"), carry.collectives);
+  carry.selection_rows = carried_rows(read_file(dir / "selection.csv"), carry.collectives, ',');
+  carry.band_rows = carried_rows(read_file(dir / "bands.csv"), carry.collectives, ',');
+  if (fs::exists(dir / "nccl-tuner.conf"))
+    carry.tuner_rules = carried_rows(read_file(dir / "nccl-tuner.conf"), carry.collectives, ' ');
   carry.selection_md = carried_sections(read_file(dir / "selection.md"), carry.collectives);
   return carry;
 }

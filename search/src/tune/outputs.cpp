@@ -9,6 +9,7 @@
 #include "ccforge/common/atomic_file.hpp"
 #include "tune/deploy_notes.hpp"
 #include "tune/output_dir.hpp"
+#include "tune/nccl_tuner_outputs.hpp"
 
 namespace ccforge::search {
 
@@ -142,7 +143,8 @@ std::string report_json(const TuneResult& result, const TuneOptions& options, co
     const auto unfit = std::count_if(ct.candidates.rejected.begin(), ct.candidates.rejected.end(),
                                      [](const Rejection& r) { return r.reason.rfind("runtime ", 0) == 0; });
     colls.push_back({{"collective", ir::to_string(ct.collective)}, {"candidates", candidates_json(ct)},
-                     {"rejected_by_runtime", unfit}, {"sizes", sizes_json(ct)}, {"bands", bands}});
+                     {"rejected_by_runtime", unfit}, {"sizes", sizes_json(ct)}, {"bands", bands},
+                     {"nccl_space", nccl_space_json(ct.nccl_space, options.min_gain)}});
   }
   for (const nlohmann::json& entry : carried.report_entries) colls.push_back(entry);
   const nlohmann::json report{
@@ -192,7 +194,13 @@ void write_outputs(TuneResult& result, const TuneOptions& options) {
     for (const std::string& line : band_lines(result)) bands += line + "\n";
     for (const std::string& line : carried.band_rows) bands += line + "\n";
     write_file_atomically(staging / "selection.csv", csv);
-    write_file_atomically(staging / "selection.md", selection_md(result) + carried.selection_md);
+    write_file_atomically(staging / "selection.md",
+                          selection_md(result) + carried.selection_md + nccl_space_markdown(result, options.min_gain));
+    if (options.nccl_space) {
+      std::string conf = nccl_tuner_conf(result, options.min_gain);
+      for (const std::string& rule : carried.tuner_rules) conf += rule + "\n";
+      write_file_atomically(staging / "nccl-tuner.conf", conf);
+    }
     write_file_atomically(staging / "bands.csv", bands);
     write_file_atomically(staging / "report.json", report_json(result, options, carried));
     write_file_atomically(staging / "DEPLOY.md", deploy_md(result, options, carried.collectives));

@@ -1,5 +1,6 @@
-// Tune outputs: selection.csv/.md, bands.csv, algorithms/*.xml, report.json, DEPLOY.md and env.sh, the
-// directory replaced as a whole. Everything but report.json's "timing" member is a pure function of the inputs.
+// Tune outputs: selection.csv/.md, bands.csv, algorithms/*.xml, nccl-tuner.conf, report.json, DEPLOY.md and
+// env.sh, the directory replaced as a whole. Everything but report.json's "timing" member is a pure function
+// of the inputs.
 #pragma once
 
 #include "ccforge/search/search.hpp"

@@ -308,6 +308,11 @@ TuneResult tune(const topo::Topology& topo, const TuneOptions& options, const si
     raise_floors(floors, result, runner, s);
   }
   for (std::size_t c = 0; c < result.collectives.size(); ++c) assemble(topo, result.collectives[c], c, runner, options);
+  result.nodes = topo.num_nodes();
+  result.ranks_per_node = topo.gpus_per_node();
+  if (options.nccl_space)
+    for (CollectiveTune& ct : result.collectives)
+      ct.nccl_space = tune_nccl_space(topo, ct.collective, options.sizes, data_type(options.dtype), params, options.min_gain);
   const auto exports_start = std::chrono::steady_clock::now();
   plan_exports(topo, result, options, params, data_type(options.dtype));
   result.exports_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - exports_start).count();

@@ -136,7 +136,11 @@ NcclChoice nccl_choose(const topo::Topology& topo, ir::Collective coll, ByteCoun
 
 SimResult simulate_nccl(const topo::Topology& topo, ir::Collective coll, const CallSpec& call,
                         const NcclRequest& request, const SimParams& params, Trace* trace) {
-  const NcclChoice choice = nccl_choose(topo, coll, call.bytes, request, params);
+  return simulate_nccl_point(topo, coll, call, nccl_choose(topo, coll, call.bytes, request, params), params, trace);
+}
+
+SimResult simulate_nccl_point(const topo::Topology& topo, ir::Collective coll, const CallSpec& call,
+                              const NcclChoice& choice, const SimParams& params, Trace* trace) {
   Lowering low(topo, params.table, trace);
   const nccl::NcclCall ncall{coll, static_cast<double>(call.bytes), choice.proto, choice.nchannels};
   SimTime base = protocol_costs(params.table, choice.proto, topo.gpu(0).arch).base;

@@ -15,6 +15,7 @@
 #include "ccforge/common/units.hpp"
 #include "ccforge/ir/ir.hpp"
 #include "ccforge/ir/runtime.hpp"
+#include "ccforge/search/nccl_tuner.hpp"
 
 namespace ccforge::topo {
 class Topology;
@@ -242,6 +243,9 @@ struct TuneOptions {
   // Collectives a re-tune into the same directory does not cover are carried over from the earlier
   // tune (same topology and runtime); `replace` drops them instead.
   bool replace = false;
+  // Also search NCCL's own space per size (every algorithm x protocol x channels NCCL can run) and
+  // write nccl-tuner.conf for the stock-NCCL tuner plugin; costly on large clusters (see README).
+  bool nccl_space = true;
   // Called from worker threads (serialised) after each finished task, and once at the end.
   std::function<void(std::size_t done, std::size_t total)> progress;
 };
@@ -252,6 +256,7 @@ struct CollectiveTune {
   std::vector<SizeResult> sizes;
   std::vector<Choice> choices;
   std::vector<Band> bands;
+  NcclSpaceTune nccl_space;  // NCCL's own space at every size, and the bands written to nccl-tuner.conf
 };
 struct TuneResult {
   std::string topology;
@@ -259,6 +264,7 @@ struct TuneResult {
   DeployTarget target;
   std::vector<std::string> carried_over;  // collectives kept from an earlier tune in out_dir
   std::string replaced;  // non-empty: an earlier tune of another machine or runtime in out_dir was replaced
+  int nodes = 1, ranks_per_node = 1;  // the communicator shape nccl-tuner.conf's rules are for
   std::vector<CollectiveTune> collectives;
   std::size_t simulations = 0;    // simulated (candidate or NCCL, size) pairs, including resumed ones
   std::size_t pruned = 0;         // (candidate, size) pairs skipped because they could not win

@@ -121,6 +121,41 @@ NcclChoice nccl_choose(const topo::Topology& topo, ir::Collective coll, ByteCoun
 SimResult simulate_nccl(const topo::Topology& topo, ir::Collective coll, const CallSpec& call,
                         const NcclRequest& request, const SimParams& params, Trace* trace = nullptr);
 
+// Runs one point of NCCL's space as data movement: `point.algo` with `point.proto` on `point.nchannels`
+// channels (what a tuner plugin may force). The point must be one nccl_space lists for the call.
+SimResult simulate_nccl_point(const topo::Topology& topo, ir::Collective coll, const CallSpec& call,
+                              const NcclChoice& point, const SimParams& params, Trace* trace = nullptr);
+
+// "Why this algorithm": one point of NCCL's space (what a tuner plugin may force) and its simulated time.
+struct NcclPointTime {
+  NcclChoice point;
+  SimTime time;
+  bool default_channels = false;  // the channel count NCCL itself uses for this algorithm and protocol
+  // Not simulated (a tune's pruning): `time` is a floor, already no faster than NCCL's pick.
+  bool pruned = false;
+};
+
+// NCCL's space for one call (sim/src/nccl/nccl_space.cpp), not yet simulated (time 0): every algorithm x
+// protocol NCCL's tuning model can run there, each on NCCL's own channel count for the call and on the
+// other counts a tuner plugin may set (the communicator's full count, half of NCCL's). Empty for
+// alltoall, gather and scatter (grouped send/recv: no choice for a tuner). NCCL's pick comes first.
+std::vector<NcclPointTime> nccl_space(const topo::Topology& topo, ir::Collective coll, ByteCount bytes,
+                                      const SimParams& params);
+
+// Every point of nccl_space simulated at one call, NCCL's pick and the fastest.
+struct NcclExplanation {
+  ByteCount bytes = 0;
+  std::vector<NcclPointTime> points;  // in nccl_space order: points[0] is NCCL's pick
+  std::size_t best = 0;               // index of the fastest simulated point (ties: the earlier one)
+  const NcclPointTime& pick() const { return points.front(); }
+  const NcclPointTime& fastest() const { return points[best]; }
+  // NCCL's pick takes at least (1 + min_gain) times the fastest point's time.
+  bool pick_loses(double min_gain) const;
+};
+// Empty `points` where nccl_space is empty.
+NcclExplanation explain_nccl(const topo::Topology& topo, ir::Collective coll, const CallSpec& call,
+                             const SimParams& params);
+
 // nccl-tests' algbw (doc/PERFORMANCE.md) = size / time; busbw = algbw * ir::bus_bandwidth_factor.
 double algbw_gbs(ByteCount bytes, SimTime time);
 
