@@ -132,6 +132,17 @@ TEST(SimApi, DeadlockIsAOneLineErrorNotAHang) {
   }
 }
 
+TEST(SimApi, ASizeOutsideTheChunksIsAResultForSearchesAndAnErrorForSimulate) {
+  const ir::Algorithm a = ir::read_msccl_xml(kRoot + "/tests/data/msccl/mt_allreduce_allpairs_8_i2_LL.xml");
+  EXPECT_FALSE(simulate_if_fits(ndv5(), a, half(1000), SimParams{}));
+  EXPECT_THROW(simulate(ndv5(), a, half(1000), SimParams{}), DiagError);
+  const std::optional<SimResult> fits = simulate_if_fits(ndv5(), a, half(1u << 20), SimParams{});
+  ASSERT_TRUE(fits);
+  EXPECT_EQ(fits->time, simulate(ndv5(), a, half(1u << 20), SimParams{}).time);
+  // Faults of the algorithm are still errors.
+  EXPECT_THROW(simulate_if_fits(ndv5(), deadlocking_pair(), half(1024), SimParams{}), DiagError);
+}
+
 TEST(SimApi, SendWithoutPeerIsAnErrorNotACrash) {
   ir::Algorithm a = deadlocking_pair();
   a.gpus[0].tbs[0].send_peer = -1;

@@ -4,6 +4,10 @@
 
 namespace ccforge::search {
 
+bool beats_nccl(SimTime time, SimTime nccl, double min_gain) {
+  return static_cast<double>(nccl.ps) >= (1.0 + min_gain) * static_cast<double>(time.ps);
+}
+
 std::vector<Choice> choose(const std::vector<SizeResult>& sizes, double min_gain) {
   std::vector<Choice> choices;
   for (const SizeResult& s : sizes) {
@@ -16,8 +20,7 @@ std::vector<Choice> choose(const std::vector<SizeResult>& sizes, double min_gain
         fastest_index = static_cast<int>(i);
       }
     }
-    // "At least min_gain faster": NCCL's time is at least (1 + min_gain) times the candidate's.
-    if (fastest && static_cast<double>(s.nccl.ps) >= (1.0 + min_gain) * static_cast<double>(fastest->ps)) {
+    if (fastest && beats_nccl(*fastest, s.nccl, min_gain)) {
       c.best = *fastest;
       c.winner = fastest_index;
     }

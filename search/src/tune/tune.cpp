@@ -7,9 +7,10 @@
 #include <chrono>
 #include <mutex>
 #include <numeric>
+#include <stdexcept>
 
 #include <fmt/core.h>
-#include <tbb/global_control.h>
+#include <tbb/task_arena.h>
 #include <tbb/parallel_for.h>
 
 #include "ccforge/search/search.hpp"
@@ -102,12 +103,14 @@ class Runner {
     const sim::CallSpec call{options_.sizes[j.size], dtype_};
     if (j.candidate < 0) {
       const sim::SimResult r = sim::simulate_nccl(topo_, ct.collective, call, {}, params_);
-      return {r.time, r.algorithm};
+      return {r.time, r.algorithm, {}};
     }
+    const ir::Algorithm& algo = ct.candidates.accepted[static_cast<std::size_t>(j.candidate)].algorithm;
     try {
-      return {sim::simulate(topo_, ct.candidates.accepted[static_cast<std::size_t>(j.candidate)].algorithm, call, params_).time, {}};
-    } catch (const DiagError&) {
-      return {std::nullopt, {}};  // this size does not split into the candidate's chunks
+      const std::optional<sim::SimResult> r = sim::simulate_if_fits(topo_, algo, call, params_);
+      return {r ? std::optional{r->time} : std::nullopt, {}, {}};  // nullopt: outside the candidate's sizes
+    } catch (const DiagError& e) {
+      return {std::nullopt, {}, e.diag().problem};  // a fault of the candidate: reject_refused reports it
     }
   }
 
@@ -144,7 +147,11 @@ void compute_model_floors(Floors& floors, const Runner& runner) {
     for (std::size_t i = 0; i < floors.model[c].size(); ++i) todo.emplace_back(c, i);
   tbb::parallel_for(std::size_t{0}, todo.size(), [&](std::size_t k) {
     const auto [c, i] = todo[k];
-    floors.model[c][i] = runner.time_floors(c, i);
+    try {
+      floors.model[c][i] = runner.time_floors(c, i);
+    } catch (const DiagError&) {
+      // No model floor: its simulations fail the same way, and reject_refused reports that.
+    }
   });
 }
 
@@ -215,11 +222,9 @@ class SizeWaves {
     }
   }
 
-  // Mirrors choose(): a candidate wins only as the fastest and when nccl >= (1 + min_gain) * its time.
+  // As choose() decides: a candidate wins only as the fastest and where it beats NCCL.
   static bool above_best(const Coll& pc, SimTime floor) { return pc.best && floor > *pc.best; }
-  bool below_gain(const Coll& pc, SimTime floor) const {
-    return static_cast<double>(floor.ps) * (1.0 + options_.min_gain) > static_cast<double>(pc.nccl.ps);
-  }
+  bool below_gain(const Coll& pc, SimTime floor) const { return !beats_nccl(floor, pc.nccl, options_.min_gain); }
   bool cannot_win(const Coll& pc, SimTime floor) const { return above_best(pc, floor) || below_gain(pc, floor); }
 
   void count_pruned(std::size_t c, std::size_t i, PruneCounts& pruned) const {
@@ -262,6 +267,23 @@ void assemble(const topo::Topology& topo, CollectiveTune& ct, std::size_t coll, 
   }
 }
 
+// Moves each candidate the simulator refused at some size (for a reason other than the size not
+// splitting into its chunks) from accepted to rejected, with the first such size and the simulator's
+// message. Before assemble: candidate indices in the results are those of the remaining ones.
+void reject_refused(CollectiveTune& ct, std::size_t coll, const Runner& runner, const std::vector<ByteCount>& sizes) {
+  std::vector<std::string> why(ct.candidates.accepted.size());
+  for (std::size_t i = 0; i < why.size(); ++i)
+    for (std::size_t s = 0; s < sizes.size() && why[i].empty(); ++s)
+      if (const Sample* smp = runner.sample({coll, static_cast<int>(i), s}); smp && !smp->error.empty())
+        why[i] = fmt::format("simulator at {} B: {}", sizes[s], smp->error);
+  std::vector<Candidate> kept;
+  for (std::size_t i = 0; i < why.size(); ++i) {
+    if (why[i].empty()) kept.push_back(std::move(ct.candidates.accepted[i]));
+    else ct.candidates.rejected.push_back({ct.candidates.accepted[i].name, std::move(why[i])});
+  }
+  ct.candidates.accepted = std::move(kept);
+}
+
 void raise_floors(Floors& floors, const TuneResult& r, const Runner& runner, std::size_t s) {
   for (std::size_t c = 0; c < r.collectives.size(); ++c)
     for (std::size_t i = 0; i < floors.previous[c].size(); ++i)
@@ -269,21 +291,18 @@ void raise_floors(Floors& floors, const TuneResult& r, const Runner& runner, std
         floors.previous[c][i] = *smp->time;
 }
 
-}  // namespace
-
-TuneResult tune(const topo::Topology& topo, const TuneOptions& options, const sim::SimParams& params) {
-  const auto start = std::chrono::steady_clock::now();
-  data_type(options.dtype);  // reject a bad dtype before any work
-  std::optional<tbb::global_control> limit;
-  if (options.jobs > 0) limit.emplace(tbb::global_control::max_allowed_parallelism, static_cast<std::size_t>(options.jobs));
-
+// Everything after the candidates are known; `start` is when the tune began.
+TuneResult run_tune(const topo::Topology& topo, const TuneOptions& options, const sim::SimParams& params,
+                    std::vector<CandidateSet> candidates, std::chrono::steady_clock::time_point start) {
+  if (candidates.size() != options.collectives.size())
+    throw std::invalid_argument("tune: one candidate set per collective");
   TuneResult result;
   result.topology = topo.name();
   result.collectives.resize(options.collectives.size());
-  tbb::parallel_for(std::size_t{0}, options.collectives.size(), [&](std::size_t c) {
+  for (std::size_t c = 0; c < options.collectives.size(); ++c) {
     result.collectives[c].collective = options.collectives[c];
-    result.collectives[c].candidates = enumerate_candidates(topo, options.collectives[c]);
-  });
+    result.collectives[c].candidates = std::move(candidates[c]);
+  }
   result.candidates_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 
   std::filesystem::create_directories(options.out_dir);
@@ -309,10 +328,40 @@ TuneResult tune(const topo::Topology& topo, const TuneOptions& options, const si
     result.pruned_by_time_floor_only += pruned.by_time_floor_only;
     raise_floors(floors, result, runner, s);
   }
-  for (std::size_t c = 0; c < result.collectives.size(); ++c) assemble(topo, result.collectives[c], c, runner, options);
+  for (std::size_t c = 0; c < result.collectives.size(); ++c) {
+    reject_refused(result.collectives[c], c, runner, options.sizes);
+    assemble(topo, result.collectives[c], c, runner, options);
+  }
   result.elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   write_outputs(result, options);
   return result;
+}
+
+// Runs `work` on options.jobs threads (all cores when 0), in an arena of its own: no process-wide limit.
+template <typename Work>
+TuneResult in_arena(const TuneOptions& options, Work&& work) {
+  tbb::task_arena arena(options.jobs > 0 ? options.jobs : tbb::task_arena::automatic);
+  return arena.execute(std::forward<Work>(work));
+}
+
+}  // namespace
+
+TuneResult tune(const topo::Topology& topo, const TuneOptions& options, const sim::SimParams& params) {
+  const auto start = std::chrono::steady_clock::now();
+  data_type(options.dtype);  // reject a bad dtype before any work
+  return in_arena(options, [&] {
+    std::vector<CandidateSet> candidates(options.collectives.size());
+    tbb::parallel_for(std::size_t{0}, options.collectives.size(),
+                      [&](std::size_t c) { candidates[c] = enumerate_candidates(topo, options.collectives[c]); });
+    return run_tune(topo, options, params, std::move(candidates), start);
+  });
+}
+
+TuneResult tune(const topo::Topology& topo, const TuneOptions& options, const sim::SimParams& params,
+                std::vector<CandidateSet> candidates) {
+  const auto start = std::chrono::steady_clock::now();
+  data_type(options.dtype);
+  return in_arena(options, [&] { return run_tune(topo, options, params, std::move(candidates), start); });
 }
 
 }  // namespace ccforge::search

@@ -180,9 +180,12 @@ struct Choice {
   int winner = -1;  // candidate index, -1 when NCCL is kept
   SimTime lower_bound;
 };
-// Fastest candidate per size (ties: lower candidate index); NCCL is kept unless the candidate is at
-// least `min_gain` faster, i.e. best <= nccl / (1 + min_gain).
+// Fastest candidate per size (ties: lower candidate index); NCCL is kept unless the candidate beats it
+// (beats_nccl).
 std::vector<Choice> choose(const std::vector<SizeResult>& sizes, double min_gain);
+// Whether a candidate taking `time` replaces NCCL taking `nccl`: at least `min_gain` faster, i.e.
+// nccl >= (1 + min_gain) * time. Selection and pruning (a floor that cannot beat NCCL) both ask this.
+bool beats_nccl(SimTime time, SimTime nccl, double min_gain);
 
 struct Band {
   ByteCount min_bytes = 0;
@@ -234,8 +237,14 @@ struct TuneResult {
 };
 
 // Runs the whole tune and writes every output under options.out_dir (atomically), checkpointing
-// finished tasks to out_dir/checkpoint.json so that a killed run continues with options.resume.
+// finished tasks to out_dir/checkpoint.json so that a killed run continues with options.resume. A
+// candidate the simulator refuses at some size for any reason but the size not splitting into its
+// chunks (unmatched sends, a deadlock under the executor's buffer slots) moves to candidates.rejected
+// with the simulator's message and the first such size.
 TuneResult tune(const topo::Topology& topo, const TuneOptions& options, const sim::SimParams& params);
+// The same with the candidates given, one set per options.collectives entry, instead of enumerated.
+TuneResult tune(const topo::Topology& topo, const TuneOptions& options, const sim::SimParams& params,
+                std::vector<CandidateSet> candidates);
 
 // The lines of selection.csv, header first: collective,size_bytes,nccl_us,best_us,speedup,algorithm,
 // protocol,lower_bound_pct.

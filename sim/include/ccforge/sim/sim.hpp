@@ -85,6 +85,13 @@ struct CallSpec {
 SimResult simulate(const topo::Topology& topo, const ir::Algorithm& algo, const CallSpec& call,
                    const SimParams& params, Trace* trace = nullptr);
 
+// simulate() for a search over sizes: a call that does not split into the algorithm's nchunksperloop
+// chunks of whole elements is nullopt, a result (the size is outside the algorithm's range) and not a
+// fault. Everything else simulate() refuses (GPU count, unmatched sends, a deadlock under the executor's
+// buffer slots) is still a DiagError.
+std::optional<SimResult> simulate_if_fits(const topo::Topology& topo, const ir::Algorithm& algo, const CallSpec& call,
+                                          const SimParams& params);
+
 // Per call, a lower bound on simulate(topo, algo, call, params).time computed from the algorithm's
 // structure without running events (sim/src/time_floor.cpp): link and issue-rate capacity, threadblock
 // step chains, the first tile iteration's dependency chain, launch. Linear in steps once per algorithm,
