@@ -10,6 +10,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/core.h>
 
+#include "ccforge/common/data_type.hpp"
 #include "ccforge/common/units.hpp"
 #include "ccforge/search/search.hpp"
 #include "ccforge/sim/sim.hpp"
@@ -109,7 +110,7 @@ void run_tune(const TuneFlags& f) {
   options.sizes = sizes_from_flags(f.begin, f.end, f.factor);
   options.min_gain = f.min_gain;
   options.jobs = f.jobs;
-  options.dtype = f.dtype;
+  options.dtype = parse_data_type_flag("--dtype", f.dtype);
   options.out_dir = f.out;
   options.resume = f.resume;
   options.write_candidates = f.all_candidates;

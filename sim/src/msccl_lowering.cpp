@@ -78,12 +78,12 @@ namespace {
 // per chunk of the executor's nBytes (ir::executor_bytes: size / ngpus for gather and scatter, whose
 // nccl-tests size is the total over ranks but whose sizeMultiplier is 1).
 std::optional<Diag> size_misfit(const ir::Algorithm& algo, const CallSpec& call) {
-  const ByteCount unit = static_cast<ByteCount>(call.dtype.bytes) * algo.nchunksperloop *
+  const ByteCount unit = static_cast<ByteCount>(size_of(call.dtype)) * algo.nchunksperloop *
                          ir::ranks_in_size(algo.collective, algo.ngpus) / ir::size_multiplier(algo.collective, algo.ngpus);
   if (call.bytes != 0 && call.bytes % unit == 0) return std::nullopt;
   return Diag({algo.source_file.empty() ? algo.name : algo.source_file, 1},
               fmt::format("size {} B does not split into nchunksperloop={} chunks of whole {} elements", call.bytes,
-                          algo.nchunksperloop, call.dtype.name),
+                          algo.nchunksperloop, to_string(call.dtype)),
               fmt::format("use a multiple of {} B", unit));
 }
 

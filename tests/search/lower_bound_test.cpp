@@ -29,7 +29,7 @@ const sim::SimParams& params() {
   return p;
 }
 
-sim::CallSpec call(ByteCount bytes) { return {bytes, *sim::data_type_from_string("half")}; }
+sim::CallSpec call(ByteCount bytes) { return {bytes, DataType::Half}; }
 
 SimTime bound(const topo::Topology& t, C coll, ByteCount bytes) { return lower_bound(t, coll, bytes, &params().table).total(); }
 

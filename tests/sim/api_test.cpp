@@ -18,7 +18,7 @@ const topo::Topology& ndv5() {
   return t;
 }
 
-CallSpec half(ByteCount bytes) { return CallSpec{bytes, *data_type_from_string("half")}; }
+CallSpec half(ByteCount bytes) { return CallSpec{bytes, DataType::Half}; }
 
 TEST(SimApi, ParsesNcclRequests) {
   EXPECT_TRUE(parse_nccl_request("nccl"));

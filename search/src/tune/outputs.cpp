@@ -139,7 +139,7 @@ std::string report_json(const TuneResult& result, const TuneOptions& options) {
   }
   const nlohmann::json report{
       {"topology", result.topology},
-      {"options", {{"sizes", options.sizes}, {"min_gain", options.min_gain}, {"dtype", options.dtype}}},
+      {"options", {{"sizes", options.sizes}, {"min_gain", options.min_gain}, {"dtype", to_string(options.dtype)}}},
       {"simulations", result.simulations},
       {"pruned", result.pruned},
       {"pruned_by", {{"floor_above_best", result.pruned_above_best},

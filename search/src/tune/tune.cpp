@@ -33,15 +33,10 @@ struct Job {
   std::size_t size;
 };
 
-sim::DataType data_type(const std::string& name) {
-  if (auto dt = sim::data_type_from_string(name)) return *dt;
-  throw DiagError(Diag{{"--dtype", 0}, "unknown data type " + name, "use one of " + sim::data_type_names()});
-}
-
 // Everything a simulated time depends on, so that --resume never mixes results of different models
 // (another profile changes parameter values, not the topology's name).
 std::string fingerprint(const topo::Topology& topo, const TuneOptions& options, const sim::SimParams& params) {
-  std::string f = topo.name() + "|" + options.dtype + "|";
+  std::string f = topo.name() + "|" + to_string(options.dtype) + "|";
   for (ByteCount b : options.sizes) f += std::to_string(b) + ",";
   for (const ParamTable* table : {&topo.link_params(), &params.table})
     for (const Param& p : table->all()) f += "|" + p.name + "=" + fmt::format("{}", p.value);
@@ -52,7 +47,7 @@ class Runner {
  public:
   Runner(const topo::Topology& topo, const TuneOptions& options, const sim::SimParams& params, TuneResult& result,
          CheckpointJournal& journal)
-      : topo_(topo), options_(options), params_(params), dtype_(data_type(options.dtype)), result_(result), journal_(journal) {
+      : topo_(topo), options_(options), params_(params), dtype_(options.dtype), result_(result), journal_(journal) {
     for (const auto& ct : result.collectives) total_ += (ct.candidates.accepted.size() + 1) * options.sizes.size();
   }
 
@@ -122,7 +117,7 @@ class Runner {
   const topo::Topology& topo_;
   const TuneOptions& options_;
   const sim::SimParams& params_;
-  const sim::DataType dtype_;
+  const DataType dtype_;
   TuneResult& result_;
   CheckpointJournal& journal_;
   std::mutex mutex_;
@@ -348,7 +343,6 @@ TuneResult in_arena(const TuneOptions& options, Work&& work) {
 
 TuneResult tune(const topo::Topology& topo, const TuneOptions& options, const sim::SimParams& params) {
   const auto start = std::chrono::steady_clock::now();
-  data_type(options.dtype);  // reject a bad dtype before any work
   return in_arena(options, [&] {
     std::vector<CandidateSet> candidates(options.collectives.size());
     tbb::parallel_for(std::size_t{0}, options.collectives.size(),
@@ -360,7 +354,6 @@ TuneResult tune(const topo::Topology& topo, const TuneOptions& options, const si
 TuneResult tune(const topo::Topology& topo, const TuneOptions& options, const sim::SimParams& params,
                 std::vector<CandidateSet> candidates) {
   const auto start = std::chrono::steady_clock::now();
-  data_type(options.dtype);
   return in_arena(options, [&] { return run_tune(topo, options, params, std::move(candidates), start); });
 }
 

@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "ccforge/common/data_type.hpp"
 #include "ccforge/common/diag.hpp"
 #include "ccforge/common/params.hpp"
 #include "ccforge/common/units.hpp"
@@ -202,7 +203,7 @@ struct TuneOptions {
   std::vector<ByteCount> sizes;  // ascending
   double min_gain = 0.03;
   int jobs = 0;  // 0: all cores
-  std::string dtype = "half";
+  DataType dtype = DataType::Half;  // decides which sizes split into a candidate's whole chunks
   std::filesystem::path out_dir;
   bool resume = false;
   bool write_candidates = false;  // also every checked candidate as out_dir/candidates/<collective>_<name>.xml

@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "ccforge/common/data_type.hpp"
 #include "ccforge/common/params.hpp"
 #include "ccforge/common/units.hpp"
 #include "ccforge/ir/ir.hpp"
@@ -65,19 +66,11 @@ struct SimResult {
   std::uint64_t transfers = 0;
 };
 
-// Element types as nccl-tests names them (-d); the size in bytes decides divisibility.
-struct DataType {
-  std::string name;  // "half", "float", ...
-  int bytes = 2;
-};
-std::optional<DataType> data_type_from_string(std::string_view name);
-std::string data_type_names();  // "int8, uint8, ..." for error messages
-
 // What one simulated call is: collective size as nccl-tests means it (allreduce, broadcast, reduce:
 // the per-rank buffer; allgather, reducescatter, alltoall, gather, scatter: the total over ranks).
 struct CallSpec {
   ByteCount bytes = 0;
-  DataType dtype;
+  DataType dtype = DataType::Half;  // its size decides which sizes split into whole elements
 };
 
 // Simulates an MSCCL algorithm. Throws DiagError naming the algorithm file when it does not fit the

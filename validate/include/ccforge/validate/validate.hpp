@@ -45,7 +45,7 @@ struct SweepOptions {
   int iterations = 20;                      // -n
   int warmup = 5;                           // -w
   bool check = true;                        // -c
-  executor::DataType dtype = executor::DataType::Half;
+  DataType dtype = DataType::Half;
   executor::RedOp op = executor::RedOp::Sum;
   bool all_sizes = false;                   // ignore the algorithms' [minBytes, maxBytes] bands
 };
