@@ -48,9 +48,7 @@ class FloorModel {
       : topo_(topo), algo_(algo), params_(params), arch_(topo.gpu(0).arch) {
     costs_ = protocol_costs(params, algo.protocol, arch_);
     runtime_ = msccl_runtime_costs(params);
-    const auto& links = topo.links();
-    capacity_.reserve(links.size());
-    for (const topo::Link& l : links) capacity_.push_back(l.bandwidth.bytes_per_s * link_efficiency(params, l.kind, arch_));
+    capacity_ = link_capacities(topo, params);
     cost_steps();
     capacity_s_per_byte_ = capacity_bound(1.0);
     sum_chains();

@@ -63,7 +63,8 @@ TEST(SearchHierarchical, AllreduceAt1GBOnSixteenNdv5NodesBeatsNcclAndNearsTheBou
   GenRequest req = nodes_of_eight(C::AllReduce, 16);
   const SimTime hier = sim::simulate(t, generate(req), call, params).time;
   const SimTime nccl = sim::simulate_nccl(t, C::AllReduce, call, *sim::parse_nccl_request("nccl"), params).time;
-  const SimTime bound = lower_bound(t, C::AllReduce, bytes, &params.table).total();
+  const sim::Model model = sim::build_model(t, params);
+  const SimTime bound = lower_bound(t, C::AllReduce, bytes, &model).total();
   EXPECT_LT(hier.us(), nccl.us());
   EXPECT_GT(bound.us() / hier.us(), 0.88) << "hierarchical " << hier.us() << " us, bound " << bound.us() << " us";
 }

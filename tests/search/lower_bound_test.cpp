@@ -31,7 +31,10 @@ const sim::SimParams& params() {
 
 sim::CallSpec call(ByteCount bytes) { return {bytes, DataType::Half}; }
 
-SimTime bound(const topo::Topology& t, C coll, ByteCount bytes) { return lower_bound(t, coll, bytes, &params().table).total(); }
+SimTime bound(const topo::Topology& t, C coll, ByteCount bytes) {
+  const sim::Model model = sim::build_model(t, params());
+  return lower_bound(t, coll, bytes, &model).total();
+}
 
 // Every NCCL algorithm x protocol the simulator accepts for `coll` on `t`, fastest first is not needed:
 // each one is checked.

@@ -143,6 +143,28 @@ TEST(SimApi, ASizeOutsideTheChunksIsAResultForSearchesAndAnErrorForSimulate) {
   EXPECT_THROW(simulate_if_fits(ndv5(), deadlocking_pair(), half(1024), SimParams{}), DiagError);
 }
 
+TEST(SimApi, ModelFactsAreTypedAndFollowTheParameters) {
+  const topo::Topology ndv4 = topo::load_topology(kRoot + "/data/topologies/ndv4.xml");
+  const Model h100 = build_model(ndv5(), SimParams{}), a100 = build_model(ndv4, SimParams{});
+  EXPECT_EQ(h100.link_capacity.size(), ndv5().links().size());
+  ASSERT_TRUE(h100.nvls_efficiency);  // Hopper NVSwitch: NVLS runs
+  EXPECT_FALSE(a100.nvls_efficiency);  // Ampere: it does not
+  EXPECT_FALSE(knob_param(SimParams{}, Knob::NvlsEfficiency, ndv4.gpu(0).arch));
+  // A profile moves the facts: the fitted knob's name is the parameter a profile sets.
+  SimParams tuned;
+  tuned.table.set(*knob_param(tuned, Knob::NvlsEfficiency, ndv5().gpu(0).arch), 0.5, "test");
+  tuned.table.set(*knob_param(tuned, Knob::NvlinkEfficiency, ndv5().gpu(0).arch), 0.5, "test");
+  const Model slower = build_model(ndv5(), tuned);
+  EXPECT_EQ(*slower.nvls_efficiency, 0.5);
+  int slower_links = 0;
+  for (std::size_t l = 0; l < h100.link_capacity.size(); ++l) {
+    EXPECT_LE(slower.link_capacity[l], h100.link_capacity[l]);
+    slower_links += slower.link_capacity[l] < h100.link_capacity[l];
+  }
+  EXPECT_GT(slower_links, 0);  // the NVLink/NVSwitch ones
+  EXPECT_EQ(nvls_step_handoff(SimTime::from_us(1.0)), SimTime::from_us(4.0));
+}
+
 TEST(SimApi, SendWithoutPeerIsAnErrorNotACrash) {
   ir::Algorithm a = deadlocking_pair();
   a.gpus[0].tbs[0].send_peer = -1;

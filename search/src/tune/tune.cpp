@@ -51,7 +51,7 @@ class Runner {
     for (const auto& ct : result.collectives) total_ += (ct.candidates.accepted.size() + 1) * options.sizes.size();
   }
 
-  const sim::SimParams& params() const { return params_; }
+  const sim::Model& model() const { return model_; }
 
   // sim::time_floors of a candidate at every size: what its simulations cannot undercut.
   std::vector<SimTime> time_floors(std::size_t coll, std::size_t candidate) const {
@@ -117,6 +117,7 @@ class Runner {
   const topo::Topology& topo_;
   const TuneOptions& options_;
   const sim::SimParams& params_;
+  const sim::Model model_ = sim::build_model(topo_, params_);
   const DataType dtype_;
   TuneResult& result_;
   CheckpointJournal& journal_;
@@ -244,7 +245,7 @@ void assemble(const topo::Topology& topo, CollectiveTune& ct, std::size_t coll, 
     const Sample* nccl = runner.sample({coll, -1, s});
     r.nccl = *nccl->time;
     r.nccl_algorithm = nccl->label;
-    r.lower_bound = lower_bound(topo, ct.collective, r.bytes, &runner.params().table).total();
+    r.lower_bound = lower_bound(topo, ct.collective, r.bytes, &runner.model()).total();
     for (std::size_t i = 0; i < ct.candidates.accepted.size(); ++i) {
       const Sample* smp = runner.sample({coll, static_cast<int>(i), s});
       r.times.push_back(smp ? smp->time : std::nullopt);

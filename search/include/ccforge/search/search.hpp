@@ -21,6 +21,7 @@ class Topology;
 }
 namespace ccforge::sim {
 struct SimParams;
+struct Model;
 }
 
 namespace ccforge::search {
@@ -82,8 +83,8 @@ std::vector<std::vector<int>> find_rings(const topo::Topology& topo, int count);
 
 // Lower bounds (algorithms.md §10) on the time of one call with `bytes` as nccl-tests counts them
 // (allreduce/broadcast/reduce: per-rank buffer; allgather/reducescatter/gather/scatter: total; alltoall:
-// per-rank send buffer). With the simulator's parameter table (sim::SimParams::table) the bound uses its
-// link efficiencies, NVLS efficiency and per-call base costs, so that nothing the simulator runs (MSCCL
+// per-rank send buffer). With the simulator's model (sim::build_model) the bound uses its link
+// capacities, NVLS efficiency and per-call base costs, so that nothing the simulator runs (MSCCL
 // algorithms, NCCL's ring/tree/NVLS/p2p) is faster and the best of them come close; without it, the raw
 // hardware bound. The binding mechanism's terms (plain transfers, or NVLS in-switch reduction):
 struct LowerBound {
@@ -92,7 +93,7 @@ struct LowerBound {
   SimTime total() const { return latency + bandwidth; }
 };
 LowerBound lower_bound(const topo::Topology& topo, ir::Collective coll, ByteCount bytes,
-                       const ParamTable* sim_params = nullptr);
+                       const sim::Model* sim_model = nullptr);
 
 // Spanning-tree packing (Blink / ForestColl) over direct GPU-GPU links.
 struct TreePacking {

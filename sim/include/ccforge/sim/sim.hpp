@@ -28,8 +28,29 @@ struct SimParams {
 };
 
 // Achievable fraction of a link's raw rate (header and flow-control overhead) under `params`, by link
-// kind; NVLink by the architecture of the GPUs it joins. Lower bounds use it to stay true for the sim.
+// kind; NVLink by the architecture of the GPUs it joins.
 double link_efficiency(const ParamTable& params, topo::LinkKind kind, topo::GpuArch arch);
+
+// The facts of the simulator's model that other parts bound or fit against, typed and read once from
+// (topology, parameters): search's lower bounds use exactly what the lowerings and the time floor
+// charge, and no other part spells a parameter name.
+struct Model {
+  std::vector<double> link_capacity;  // per topology link (LinkId order): bytes/s its flows share
+  double nic_efficiency = 1.0;        // achievable share of a NIC's rate
+  SimTime min_call_base;              // smallest per-call base of a call that is not NVLS (NCCL, MSCCL)
+  SimTime nvls_base;                  // NVLS's whole-call latency
+  std::optional<double> nvls_efficiency;  // NVLS payload per wire byte; nullopt where NVLS cannot run
+};
+Model build_model(const topo::Topology& topo, const SimParams& params);
+
+// The wait before every NVLS operation: the multimem poll of the step flags and the fence after the
+// step's loads and stores, two round trips through the switch, i.e. 4 x the one-way GPU-to-GPU latency.
+SimTime nvls_step_handoff(SimTime one_way);
+
+// The model constants a calibration may fit, each moving its own part of the size curve.
+enum class Knob { BaseLL, BaseSimple, NvlsBase, NvlinkEfficiency, NvlsEfficiency };
+// The profile name of `knob` for GPUs of `arch`; nullopt where `params` has none (NVLS before Hopper).
+std::optional<std::string> knob_param(const SimParams& params, Knob knob, topo::GpuArch arch);
 
 // Reads a profile (`ccforge calibrate` output) and splits it between its two owners: "sim." entries
 // are applied to `params`; "link." entries come back as topology load options. Any other name, and a

@@ -140,7 +140,7 @@ std::string model_error_csv(const SweepResult& result, const std::vector<Candida
 
 // One fitted parameter, searched inside physical bounds [lower, upper].
 struct FitParam {
-  std::string name;  // "link.*" (topology) or "sim.*" (simulator)
+  std::string name;  // a profile name: link.* (topology) or sim.* (simulator, from sim::knob_param)
   double lower = 0.0;
   double upper = 0.0;
 };
