@@ -151,26 +151,13 @@ TEST(SearchTune, SelectionCsvHasTheDocumentedHeaderAndOneRowPerSize) {
   EXPECT_EQ(lines[0], "collective,size_bytes,nccl_us,best_us,speedup,algorithm,protocol,lower_bound_pct");
 }
 
-// An allgather whose ranks 0 and 1 each receive from the other before sending: it fits every size here
-// but the simulator finds it deadlocked, a fault of the candidate rather than a size it cannot run.
+// An allgather that fits every size here but that the simulator finds deadlocked: a fault of the
+// candidate rather than a size it cannot run.
 Candidate deadlocking_allgather() {
   Candidate c;
-  c.name = "deadlock";
+  c.algorithm = ir::read_msccl_xml(std::string(CCFORGE_SOURCE_DIR) + "/tests/data/sim/deadlock_allgather_8.xml");
+  c.name = c.algorithm.name;
   c.generator = "test";
-  ir::Algorithm& a = c.algorithm;
-  a.name = "deadlock";
-  a.collective = ir::Collective::AllGather;
-  a.ngpus = 8;
-  a.nchunksperloop = 8;
-  a.gpus.resize(8);
-  for (int r = 0; r < 8; ++r) a.gpus[r].rank = r;
-  for (int r = 0; r < 2; ++r) {
-    ir::ThreadBlock tb;
-    tb.send_peer = tb.recv_peer = 1 - r;
-    tb.steps.push_back(ir::Step{ir::OpType::Recv, ir::BufferKind::Input, -1, ir::BufferKind::Output, 0, 1});
-    tb.steps.push_back(ir::Step{ir::OpType::Send, ir::BufferKind::Input, 0, ir::BufferKind::Output, 0, 1});
-    a.gpus[r].tbs.push_back(tb);
-  }
   return c;
 }
 

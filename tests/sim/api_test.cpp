@@ -105,23 +105,8 @@ TEST(SimApi, ProfileOverridesSimParameters) {
   EXPECT_EQ(base - fast, SimTime::from_us(5.6));
 }
 
-ir::Algorithm deadlocking_pair() {
-  // Ranks 0 and 1 each receive from the other before sending: neither receive can ever complete.
-  ir::Algorithm a;
-  a.name = "deadlock";
-  a.source_file = "deadlock.xml";
-  a.ngpus = 8;
-  a.gpus.resize(8);
-  for (int r = 0; r < 8; ++r) a.gpus[r].rank = r;
-  for (int r = 0; r < 2; ++r) {
-    ir::ThreadBlock tb;
-    tb.send_peer = tb.recv_peer = 1 - r;
-    tb.steps.push_back(ir::Step{ir::OpType::Recv, ir::BufferKind::Input, -1, ir::BufferKind::Output, 0, 1});
-    tb.steps.push_back(ir::Step{ir::OpType::Send, ir::BufferKind::Input, 0, ir::BufferKind::Output, 0, 1});
-    a.gpus[r].tbs.push_back(tb);
-  }
-  return a;
-}
+// Ranks 0 and 1 each receive from the other before sending: neither receive can ever complete.
+ir::Algorithm deadlocking_pair() { return ir::read_msccl_xml(kRoot + "/tests/data/sim/deadlock_allgather_8.xml"); }
 
 TEST(SimApi, DeadlockIsAOneLineErrorNotAHang) {
   try {
