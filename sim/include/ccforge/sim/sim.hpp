@@ -54,7 +54,8 @@ std::optional<std::string> knob_param(const SimParams& params, Knob knob, topo::
 
 // Reads a profile (`ccforge calibrate` output) and splits it between its two owners: "sim." entries
 // are applied to `params`; "link." entries come back as topology load options. Any other name, and a
-// name either table does not know, is a DiagError at its profile line.
+// name either table does not know, and a sim. value out of its unit's range (a ratio outside (0, 1], a
+// negative latency, a rate of 0), is a DiagError at its profile line.
 topo::LoadOptions apply_profile(const std::filesystem::path& profile_path, SimParams& params);
 
 // Chrome/Perfetto trace of one simulation: slices on threadblock tracks, link load as counters.
