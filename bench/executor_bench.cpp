@@ -12,7 +12,7 @@ void BM_HostRingAllReduce(benchmark::State& state) {
   const int ranks = 8;
   const auto bytes = static_cast<std::size_t>(state.range(0));
   const ir::Algorithm algo = executor::testing::ring_allreduce(ranks, ir::Protocol::LL);
-  const executor::CallSpec call{ir::Collective::AllReduce, bytes / 2, executor::DataType::Half, executor::RedOp::Sum};
+  const executor::CallSpec call{ir::Collective::AllReduce, bytes / 2, DataType::Half, executor::RedOp::Sum};
   std::vector<executor::RankBuffers> buffers(ranks);
   for (auto& b : buffers) {
     b.send.assign(bytes, std::byte{0});

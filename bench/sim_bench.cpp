@@ -16,7 +16,7 @@ const topo::Topology& load(const char* name) {
 
 void run_nccl(benchmark::State& state, const topo::Topology& topo, const char* spec, ByteCount bytes) {
   const sim::SimParams params;
-  const sim::CallSpec call{bytes, *sim::data_type_from_string("half")};
+  const sim::CallSpec call{bytes, DataType::Half};
   const auto request = *sim::parse_nccl_request(spec);
   std::uint64_t events = 0;
   double simulated_us = 0;
@@ -45,7 +45,7 @@ void BM_Ndv5MscclRingLLAllreduce1G(benchmark::State& state) {
   const ir::Algorithm algo =
       ir::read_msccl_xml(std::string(CCFORGE_SOURCE_DIR) + "/tests/data/msccl/msccl_ndv4_r48ll.xml");
   const sim::SimParams params;
-  const sim::CallSpec call{ByteCount{1} << 30, *sim::data_type_from_string("half")};
+  const sim::CallSpec call{ByteCount{1} << 30, DataType::Half};
   std::uint64_t events = 0;
   double simulated_us = 0;
   for (auto _ : state) {

@@ -10,6 +10,7 @@
 
 #include "ccforge/common/atomic_file.hpp"
 #include "ccforge/common/output_path.hpp"
+#include "ccforge/common/data_type.hpp"
 #include "ccforge/common/units.hpp"
 #include "ccforge/ir/ir.hpp"
 #include "ccforge/sim/sim.hpp"
@@ -45,8 +46,8 @@ struct Row {
 
 // Element count of a call as nccl-tests reports it; the size is rounded down to whole elements (and to
 // whole per-rank shares for collectives whose size is the total over ranks).
-ByteCount call_bytes(ByteCount size, const sim::DataType& dtype, ir::Collective coll, int ngpus) {
-  const ByteCount unit = static_cast<ByteCount>(dtype.bytes) * static_cast<ByteCount>(ir::ranks_in_size(coll, ngpus));
+ByteCount call_bytes(ByteCount size, DataType dtype, ir::Collective coll, int ngpus) {
+  const ByteCount unit = static_cast<ByteCount>(size_of(dtype)) * static_cast<ByteCount>(ir::ranks_in_size(coll, ngpus));
   return size / unit * unit;
 }
 
@@ -104,8 +105,7 @@ void run(const SimFlags& f) {
     fail_at("--coll", 0, "unknown collective '" + f.coll + "'",
               "use allreduce, allgather, reducescatter, alltoall, broadcast, reduce, gather or scatter");
   }
-  const auto dtype = sim::data_type_from_string(f.dtype);
-  if (!dtype) fail_at("-d", 0, "unknown data type '" + f.dtype + "'", "use one of " + sim::data_type_names());
+  const DataType dtype = parse_data_type_flag("-d", f.dtype);
   if (f.format != "table" && f.format != "csv" && f.format != "json") {
     fail_at("--format", 0, "unknown format '" + f.format + "'", "use table, csv or json");
   }
@@ -129,7 +129,7 @@ void run(const SimFlags& f) {
     }
   }
   auto simulate = [&](ByteCount bytes, sim::Trace* trace) {
-    const sim::CallSpec call{bytes, *dtype};
+    const sim::CallSpec call{bytes, dtype};
     return algo ? sim::simulate(topo, *algo, call, params, trace)
                 : sim::simulate_nccl(topo, *coll, call, *request, params, trace);
   };
@@ -138,17 +138,17 @@ void run(const SimFlags& f) {
     if (f.format == "csv") fail_at("--format", 0, "--explain prints a table or JSON", "use --format table or json");
     std::vector<sim::NcclExplanation> explanations;
     for (ByteCount size : sizes)
-      if (const ByteCount bytes = call_bytes(size, *dtype, *coll, topo.num_gpus()); bytes > 0)
-        explanations.push_back(sim::explain_nccl(topo, *coll, {bytes, *dtype}, params));
+      if (const ByteCount bytes = call_bytes(size, dtype, *coll, topo.num_gpus()); bytes > 0)
+        explanations.push_back(sim::explain_nccl(topo, *coll, {bytes, dtype}, params));
     print_explanations(explanations, f.format,
                        fmt::format("{} on {} ({} GPUs)", ir::to_string(*coll), topo_file, topo.num_gpus()), f.min_gain);
     return;
   }
   std::vector<Row> rows;
   for (ByteCount size : sizes) {
-    const ByteCount bytes = call_bytes(size, *dtype, *coll, topo.num_gpus());
+    const ByteCount bytes = call_bytes(size, dtype, *coll, topo.num_gpus());
     if (bytes == 0) continue;
-    rows.push_back(Row{bytes, bytes / static_cast<ByteCount>(dtype->bytes), simulate(bytes, nullptr)});
+    rows.push_back(Row{bytes, bytes / static_cast<ByteCount>(size_of(dtype)), simulate(bytes, nullptr)});
   }
   print_rows(f, rows, *coll, topo.num_gpus());
   if (!f.trace.empty() && !rows.empty()) {
@@ -176,7 +176,7 @@ void add_sim_command(CLI::App& app) {
   cmd->add_option("-e,--maxbytes", flags->end, "largest size")->capture_default_str();
   cmd->add_option("-f,--stepfactor", flags->factor, "multiply the size by this factor each step")
       ->capture_default_str();
-  cmd->add_option("-d,--datatype", flags->dtype, "element type: " + sim::data_type_names())->capture_default_str();
+  cmd->add_option("-d,--datatype", flags->dtype, "element type: " + data_type_names())->capture_default_str();
   cmd->add_option("--profile", flags->profile, "profile file overriding link.* and sim.* parameters");
   cmd->add_option("--format", flags->format, "table, csv or json")->capture_default_str();
   cmd->add_option("--trace", flags->trace, "write a Chrome/Perfetto trace (JSON) of the smallest size here");

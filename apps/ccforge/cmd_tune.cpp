@@ -11,6 +11,7 @@
 #include <fmt/core.h>
 
 #include "ccforge/common/output_path.hpp"
+#include "ccforge/common/data_type.hpp"
 #include "ccforge/common/units.hpp"
 #include "ccforge/ir/runtime.hpp"
 #include "ccforge/search/search.hpp"
@@ -120,7 +121,7 @@ void run_tune(const TuneFlags& f) {
   options.sizes = sizes_from_flags(f.begin, f.end, f.factor);
   options.min_gain = f.min_gain;
   options.jobs = f.jobs;
-  options.dtype = f.dtype;
+  options.dtype = parse_data_type_flag("--dtype", f.dtype);
   options.out_dir = f.out;
   options.resume = f.resume;
   options.write_candidates = f.all_candidates;

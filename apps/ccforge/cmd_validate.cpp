@@ -11,6 +11,7 @@
 #include "ccforge/common/atomic_file.hpp"
 #include "ccforge/common/diag.hpp"
 #include "ccforge/common/output_path.hpp"
+#include "ccforge/common/data_type.hpp"
 #include "ccforge/common/units.hpp"
 #include "ccforge/executor/executor.hpp"
 #include "ccforge/validate/validate.hpp"
@@ -62,11 +63,9 @@ validate::SweepOptions sweep_options(const ValidateFlags& f, int nranks) {
   o.iterations = f.iterations;
   o.warmup = f.warmup;
   o.check = f.check != 0;
-  auto dtype = executor::data_type_from_string(f.dtype);
-  if (!dtype) throw CLI::ValidationError("-d", "unknown type '" + f.dtype + "' (half, bfloat16, float, double, int32, int64)");
   auto op = executor::red_op_from_string(f.op);
   if (!op) throw CLI::ValidationError("-o", "unknown reduction '" + f.op + "' (sum, prod, min, max)");
-  o.dtype = *dtype;
+  o.dtype = parse_data_type_flag("-d", f.dtype);
   o.op = *op;
   o.all_sizes = f.all_sizes;
   return o;
@@ -158,7 +157,7 @@ void add_validate_command(CLI::App& app) {
   cmd->add_option("-n,--iters", flags->iterations, "timed iterations")->check(CLI::Range(1, 1000000))->capture_default_str();
   cmd->add_option("-w,--warmup_iters", flags->warmup, "warm-up iterations")->check(CLI::Range(0, 1000000))->capture_default_str();
   cmd->add_option("-c,--check", flags->check, "check every element (1) or not (0)")->check(CLI::Range(0, 1))->capture_default_str();
-  cmd->add_option("-d,--datatype", flags->dtype, "half, bfloat16, float, double, int32, int64")->capture_default_str();
+  cmd->add_option("-d,--datatype", flags->dtype, data_type_names())->capture_default_str();
   cmd->add_option("-o,--op", flags->op, "sum, prod, min, max")->capture_default_str();
   cmd->add_flag("--all-sizes", flags->all_sizes, "run every algorithm at every size, not only inside its [minBytes, maxBytes]");
   cmd->add_option("--out", flags->out_dir, "output directory")->capture_default_str();

@@ -11,9 +11,6 @@
 namespace ccforge::executor {
 namespace {
 
-constexpr std::array<std::pair<DataType, const char*>, 6> kTypeNames{{
-    {DataType::Half, "half"}, {DataType::BFloat16, "bfloat16"}, {DataType::Float, "float"},
-    {DataType::Double, "double"}, {DataType::Int32, "int32"}, {DataType::Int64, "int64"}}};
 constexpr std::array<std::pair<RedOp, const char*>, 4> kOpNames{{
     {RedOp::Sum, "sum"}, {RedOp::Prod, "prod"}, {RedOp::Min, "min"}, {RedOp::Max, "max"}}};
 
@@ -25,35 +22,15 @@ std::string lower(std::string_view s) {
 
 }  // namespace
 
-const char* to_string(DataType t) {
-  for (const auto& [type, name] : kTypeNames) if (type == t) return name;
-  return "?";
-}
-
 const char* to_string(RedOp op) {
   for (const auto& [o, name] : kOpNames) if (o == op) return name;
   return "?";
-}
-
-std::optional<DataType> data_type_from_string(std::string_view s) {
-  const std::string key = lower(s);
-  for (const auto& [type, name] : kTypeNames) if (key == name) return type;
-  return std::nullopt;
 }
 
 std::optional<RedOp> red_op_from_string(std::string_view s) {
   const std::string key = lower(s);
   for (const auto& [op, name] : kOpNames) if (key == name) return op;
   return std::nullopt;
-}
-
-std::size_t size_of(DataType t) {
-  switch (t) {
-    case DataType::Half: case DataType::BFloat16: return 2;
-    case DataType::Float: case DataType::Int32: return 4;
-    case DataType::Double: case DataType::Int64: return 8;
-  }
-  return 0;
 }
 
 BufferLayout buffer_layout(const CallSpec& call, int nranks, int rank) {

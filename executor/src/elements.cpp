@@ -101,8 +101,12 @@ void reduce_elements(DataType type, RedOp op, std::byte* dst, const std::byte* a
     case DataType::BFloat16: return reduce_16bit<bfloat16_bits_to_float, float_to_bfloat16_bits>(op, dst, a, b, n);
     case DataType::Float: return reduce_native<float>(op, dst, a, b, n);
     case DataType::Double: return reduce_native<double>(op, dst, a, b, n);
+    case DataType::Int8: return reduce_native<std::int8_t>(op, dst, a, b, n);
+    case DataType::Uint8: return reduce_native<std::uint8_t>(op, dst, a, b, n);
     case DataType::Int32: return reduce_native<std::int32_t>(op, dst, a, b, n);
+    case DataType::Uint32: return reduce_native<std::uint32_t>(op, dst, a, b, n);
     case DataType::Int64: return reduce_native<std::int64_t>(op, dst, a, b, n);
+    case DataType::Uint64: return reduce_native<std::uint64_t>(op, dst, a, b, n);
   }
 }
 
@@ -129,8 +133,12 @@ void store_element(DataType t, double value, std::byte* p) {
     case DataType::BFloat16: return store_as<std::uint16_t>(float_to_bfloat16_bits(static_cast<float>(value)), p);
     case DataType::Float: return store_as<float>(value, p);
     case DataType::Double: return store_as<double>(value, p);
+    case DataType::Int8: return store_as<std::int8_t>(value, p);
+    case DataType::Uint8: return store_as<std::uint8_t>(value, p);
     case DataType::Int32: return store_as<std::int32_t>(value, p);
+    case DataType::Uint32: return store_as<std::uint32_t>(value, p);
     case DataType::Int64: return store_as<std::int64_t>(value, p);
+    case DataType::Uint64: return store_as<std::uint64_t>(value, p);
   }
 }
 
@@ -141,8 +149,12 @@ double load_element(DataType t, const std::byte* p) {
     case DataType::BFloat16: std::memcpy(&bits, p, 2); return bfloat16_bits_to_float(bits);
     case DataType::Float: return load_as<float>(p);
     case DataType::Double: return load_as<double>(p);
+    case DataType::Int8: return load_as<std::int8_t>(p);
+    case DataType::Uint8: return load_as<std::uint8_t>(p);
     case DataType::Int32: return load_as<std::int32_t>(p);
+    case DataType::Uint32: return load_as<std::uint32_t>(p);
     case DataType::Int64: return load_as<std::int64_t>(p);
+    case DataType::Uint64: return load_as<std::uint64_t>(p);
   }
   return 0.0;
 }

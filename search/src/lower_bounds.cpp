@@ -35,21 +35,14 @@ namespace {
 
 using C = ir::Collective;
 
-// The simulator's parameters a bound uses; all neutral (raw hardware) without its table.
+// The simulator's facts a bound uses; all neutral (raw hardware) without its model.
 struct Model {
-  const ParamTable* table = nullptr;
-  topo::GpuArch gpu_arch;
-  std::string arch;  // topo::param_key of the GPUs
+  const topo::Topology& topo;
+  const sim::Model* sim = nullptr;
 
-  double get(const std::string& name, double raw) const { return table ? table->get(name) : raw; }
-  double link_efficiency(topo::LinkKind kind) const { return table ? sim::link_efficiency(*table, kind, gpu_arch) : 1.0; }
-  // Smallest per-call base of a non-NVLS call: NCCL's per protocol (sim.base.*) or the MSCCL runtime's.
-  SimTime launch() const {
-    if (!table) return SimTime{0};
-    double us = table->get("sim.msccl.base_us");
-    for (const char* proto : {"LL", "LL128", "Simple"}) us = std::min(us, table->get(std::string("sim.base.") + proto + "_us"));
-    return SimTime::from_us(us);
-  }
+  double capacity(LinkId l) const { return sim ? sim->link_capacity[l.v] : topo.link(l).bandwidth.bytes_per_s; }
+  double nic_efficiency() const { return sim ? sim->nic_efficiency : 1.0; }
+  SimTime launch() const { return sim ? sim->min_call_base : SimTime{0}; }
 };
 
 // Bytes party `g` (a GPU, or a node of GPUs) must inject and eject for a collective of `bytes` over
@@ -111,8 +104,7 @@ double port_rate(const topo::Topology& topo, const Model& model, int g, bool inj
     if (r.links.empty()) continue;
     const LinkId l = inject ? r.links.front() : r.links.back();
     if (!seen.insert(l.v).second) continue;
-    const topo::Link& link = topo.link(l);
-    rate += link.bandwidth.bytes_per_s * model.link_efficiency(link.kind);
+    rate += model.capacity(l);
   }
   return rate;
 }
@@ -127,7 +119,7 @@ std::vector<double> port_rates(const topo::Topology& topo, const Model& model, b
 std::vector<double> node_network_rates(const topo::Topology& topo, const Model& model) {
   std::vector<double> per_node(static_cast<std::size_t>(topo.num_nodes()), 0.0);
   std::set<std::uint32_t> counted;
-  const double efficiency = model.link_efficiency(topo::LinkKind::Network);
+  const double efficiency = model.nic_efficiency();
   for (int r = 0; r < topo.num_gpus(); ++r) {
     const topo::GpuInfo& gpu = topo.gpu(r);
     if (!gpu.nearest_nic || !counted.insert(gpu.nearest_nic->v).second) continue;
@@ -150,10 +142,8 @@ SimTime seconds_to_time(double seconds) { return SimTime{static_cast<std::int64_
 // node: sim/src/nccl/nvls.cpp also routes the owner's own share through the switch, (p+1)/p of the
 // buffer for allreduce. Across nodes (NVLS-tree, allreduce only) each byte is counted once each way,
 // which no in-switch reduction can undercut.
-double nvls_port_bytes(const topo::Topology& topo, C coll, double n) {
-  const topo::GpuArch arch = topo.gpu(0).arch;
-  const bool nvls = topo.has_nvswitch() && (arch == topo::GpuArch::Hopper || arch == topo::GpuArch::Blackwell);
-  if (!nvls) return 0.0;
+double nvls_port_bytes(const topo::Topology& topo, const sim::Model& nvls_model, C coll, double n) {
+  if (!nvls_model.nvls_efficiency) return 0.0;
   const int p = topo.num_gpus();
   if (topo.num_nodes() > 1) return coll == C::AllReduce ? n : 0.0;
   switch (coll) {
@@ -166,8 +156,8 @@ double nvls_port_bytes(const topo::Topology& topo, C coll, double n) {
 
 }  // namespace
 
-LowerBound lower_bound(const topo::Topology& topo, ir::Collective coll, ByteCount bytes, const ParamTable* sim_params) {
-  const Model model{sim_params, topo.gpu(0).arch, topo::param_key(topo.gpu(0).arch)};
+LowerBound lower_bound(const topo::Topology& topo, ir::Collective coll, ByteCount bytes, const sim::Model* sim_model) {
+  const Model model{topo, sim_model};
   const double n = static_cast<double>(bytes);  // alltoall: the per-rank send buffer, same argument
   const std::vector<double> inject = port_rates(topo, model, true), eject = port_rates(topo, model, false);
   const SimTime first_hop = fastest_route(topo);
@@ -181,15 +171,17 @@ LowerBound lower_bound(const topo::Topology& topo, ir::Collective coll, ByteCoun
   LowerBound best{seconds_to_time(std::max(busiest_port_seconds(coll, n, inject, eject), network)),
                   model.launch() + first_hop};
 
-  if (const double nvls_bytes = nvls_port_bytes(topo, coll, n); nvls_bytes > 0.0) {
-    const double efficiency = model.get("sim.nvls.efficiency." + model.arch, 1.0);
+  // Where NVLS can run is the simulator's to say, with its model or (for the raw bound) its defaults.
+  const sim::Model defaults = sim_model ? sim::Model{} : sim::build_model(topo, sim::SimParams{});
+  if (const double nvls_bytes = nvls_port_bytes(topo, sim_model ? *sim_model : defaults, coll, n); nvls_bytes > 0.0) {
+    const double efficiency = sim_model ? *sim_model->nvls_efficiency : 1.0;
     const double port = std::min(*std::min_element(inject.begin(), inject.end()), *std::min_element(eject.begin(), eject.end()));
     // Every NVLS operation first waits one step handoff, two multimem round trips inside the node
-    // (sim/src/nccl/nvls.cpp nvls_step_handoff: 4 GPU-to-GPU route latencies, the fastest of which is
-    // first_hop); without the table, or with one GPU per node, only the first hop.
-    const SimTime handoff = model.table && topo.gpus_per_node() > 1 ? first_hop * 4 : first_hop;
+    // (sim::nvls_step_handoff of a GPU-to-GPU route latency, the fastest of which is first_hop); without
+    // the model, or with one GPU per node, only the first hop.
+    const SimTime handoff = sim_model && topo.gpus_per_node() > 1 ? sim::nvls_step_handoff(first_hop) : first_hop;
     const LowerBound nvls{seconds_to_time(std::max(nvls_bytes / (efficiency * port), network)),
-                          SimTime::from_us(model.get("sim.nvls.base_us", 0.0)) + handoff};
+                          (sim_model ? sim_model->nvls_base : SimTime{0}) + handoff};
     if (nvls.total() < best.total()) best = nvls;
   }
   return best;

@@ -1,5 +1,7 @@
 #include "costs.hpp"
 
+#include "ccforge/sim/sim.hpp"
+
 #include <string>
 
 namespace ccforge::sim {
@@ -52,6 +54,14 @@ SimTime local_reduce_time(const ParamTable& params, topo::GpuArch arch, double b
 
 SimTime local_copy_time(const ParamTable& params, topo::GpuArch arch, double bytes) {
   return transfer_time(2.0 * bytes, Bandwidth::GBps(params.get(std::string("sim.hbm_bw.") + topo::param_key(arch))));
+}
+
+std::vector<double> link_capacities(const topo::Topology& topo, const ParamTable& params) {
+  std::vector<double> capacity;
+  capacity.reserve(topo.links().size());
+  for (const topo::Link& l : topo.links())
+    capacity.push_back(l.bandwidth.bytes_per_s * link_efficiency(params, l.kind, topo.gpu(0).arch));
+  return capacity;
 }
 
 double link_efficiency(const ParamTable& params, topo::LinkKind kind, topo::GpuArch arch) {

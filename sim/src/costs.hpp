@@ -2,6 +2,8 @@
 // params table so the hot loops see plain numbers.
 #pragma once
 
+#include <vector>
+
 #include "ccforge/common/params.hpp"
 #include "ccforge/common/units.hpp"
 #include "ccforge/ir/ir.hpp"
@@ -39,6 +41,9 @@ SimTime sync_cost(const ProtocolCosts& costs, topo::PathClass cls);
 // false: a later slice of a pipelined step, whose handshake the first slice paid) and, across the
 // network, the host proxy.
 SimTime transfer_alpha(const ProtocolCosts& costs, const topo::Route& route, bool with_sync = true);
+
+// Per topology link, the bytes/s its flows share: its rate times link_efficiency for the GPUs' arch.
+std::vector<double> link_capacities(const topo::Topology& topo, const ParamTable& params);
 
 // Time to reduce `bytes` locally: two reads and one write through HBM.
 SimTime local_reduce_time(const ParamTable& params, topo::GpuArch arch, double bytes);

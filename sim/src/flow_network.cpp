@@ -7,7 +7,8 @@
 
 namespace ccforge::sim {
 
-FlowNetwork::FlowNetwork(std::vector<double> link_capacity, std::size_t max_flows, Reschedule reschedule)
+FlowNetwork::FlowNetwork(std::vector<double> link_capacity, std::size_t max_flows, Reschedule reschedule,
+                         Resolve resolve)
     : capacity_(std::move(link_capacity)),
       flows_on_link_(capacity_.size()),
       flows_(max_flows),
@@ -15,7 +16,8 @@ FlowNetwork::FlowNetwork(std::vector<double> link_capacity, std::size_t max_flow
       link_mark_(capacity_.size(), 0),
       flow_mark_(max_flows, 0),
       link_dirty_(capacity_.size(), false),
-      local_index_(capacity_.size(), 0) {}
+      local_index_(capacity_.size(), 0),
+      resolve_(resolve) {}
 
 void FlowNetwork::set_trace(Trace* trace, std::vector<int> link_tracks) {
   trace_ = trace;
@@ -82,6 +84,11 @@ void FlowNetwork::collect_component(const std::vector<std::uint32_t>& seed_links
 void FlowNetwork::settle(SimTime now) {
   if (dirty_links_.empty()) return;
   for (std::uint32_t l : dirty_links_) link_dirty_[l] = false;
+  if (resolve_ == Resolve::Full) {
+    dirty_links_.clear();
+    for (std::uint32_t l = 0; l < capacity_.size(); ++l)
+      if (!flows_on_link_[l].empty()) dirty_links_.push_back(l);
+  }
   collect_component(dirty_links_);
   dirty_links_.clear();
   // Local dense indices for the solver; sorted so the problem (and thus rounding) is deterministic.

@@ -21,7 +21,12 @@ class FlowNetwork {
   // Called for each flow whose predicted finish time changed; `generation` lets stale ones be dropped.
   using Reschedule = std::function<void(std::uint32_t flow, SimTime finish, std::uint32_t generation)>;
 
-  FlowNetwork(std::vector<double> link_capacity, std::size_t max_flows, Reschedule reschedule);
+  // Selective: re-solve the component around the touched links (what the engine runs). Full: re-solve
+  // every active flow at each settle, the test oracle the selective re-solve must agree with.
+  enum class Resolve { Selective, Full };
+
+  FlowNetwork(std::vector<double> link_capacity, std::size_t max_flows, Reschedule reschedule,
+              Resolve resolve = Resolve::Selective);
 
   // Optional: link load counters go to `trace` on `link_tracks[link]`.
   void set_trace(Trace* trace, std::vector<int> link_tracks);
@@ -78,6 +83,7 @@ class FlowNetwork {
   MaxMinSolver solver_;
   Trace* trace_ = nullptr;
   std::vector<int> link_tracks_;
+  Resolve resolve_;
 };
 
 }  // namespace ccforge::sim

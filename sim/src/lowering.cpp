@@ -99,10 +99,7 @@ int Lowering::track(const std::string& name) {
 EngineStats Lowering::run() {
   EngineLinks links;
   const auto& topo_links = topo_.links();
-  links.capacity.reserve(topo_links.size());
-  for (const topo::Link& l : topo_links) {
-    links.capacity.push_back(l.bandwidth.bytes_per_s * link_efficiency(params_, l.kind, arch()));
-  }
+  links.capacity = link_capacities(topo_, params_);
   links.capacity.insert(links.capacity.end(), extra_capacity_.begin(), extra_capacity_.end());
   if (trace_ != nullptr) {
     links.trace_tracks.reserve(links.capacity.size());

@@ -62,23 +62,29 @@ struct SlotsInUse {
   int total = 0;
 };
 
-void check_fits(const topo::Topology& topo, const ir::Algorithm& algo, const CallSpec& call) {
-  const std::string file = algo.source_file.empty() ? algo.name : algo.source_file;
-  if (algo.ngpus != topo.num_gpus()) {
-    fail_at(file, 1,
+}  // namespace
+
+void check_gpu_count(const topo::Topology& topo, const ir::Algorithm& algo) {
+  if (algo.ngpus != topo.num_gpus() || static_cast<int>(algo.gpus.size()) != algo.ngpus) {
+    fail_at(algo.source_file.empty() ? algo.name : algo.source_file, 1,
          fmt::format("algorithm is for {} GPUs but topology {} has {}", algo.ngpus, topo.name(), topo.num_gpus()),
          fmt::format("use an algorithm with ngpus=\"{}\"", topo.num_gpus()));
   }
-  // Whole elements per chunk of the executor's nBytes (ir::executor_bytes: size / ngpus for gather and
-  // scatter, whose nccl-tests size is the total over ranks but whose sizeMultiplier is 1).
-  const ByteCount unit = static_cast<ByteCount>(call.dtype.bytes) * algo.nchunksperloop *
+}
+
+namespace {
+
+// Why the call's size does not split into the algorithm's chunks; nullopt when it does. Whole elements
+// per chunk of the executor's nBytes (ir::executor_bytes: size / ngpus for gather and scatter, whose
+// nccl-tests size is the total over ranks but whose sizeMultiplier is 1).
+std::optional<Diag> size_misfit(const ir::Algorithm& algo, const CallSpec& call) {
+  const ByteCount unit = static_cast<ByteCount>(size_of(call.dtype)) * algo.nchunksperloop *
                          ir::ranks_in_size(algo.collective, algo.ngpus) / ir::size_multiplier(algo.collective, algo.ngpus);
-  if (call.bytes == 0 || call.bytes % unit != 0) {
-    fail_at(file, 1,
-         fmt::format("size {} B does not split into nchunksperloop={} chunks of whole {} elements", call.bytes,
-                     algo.nchunksperloop, call.dtype.name),
-         fmt::format("use a multiple of {} B", unit));
-  }
+  if (call.bytes != 0 && call.bytes % unit == 0) return std::nullopt;
+  return Diag({algo.source_file.empty() ? algo.name : algo.source_file, 1},
+              fmt::format("size {} B does not split into nchunksperloop={} chunks of whole {} elements", call.bytes,
+                          algo.nchunksperloop, to_string(call.dtype)),
+              fmt::format("use a multiple of {} B", unit));
 }
 
 class MscclLowering {
@@ -283,9 +289,17 @@ SimResult simulate(const topo::Topology& topo, const ir::Algorithm& algo, const 
   return simulate_msccl(topo, algo, call, params, trace, trace == nullptr);
 }
 
+std::optional<SimResult> simulate_if_fits(const topo::Topology& topo, const ir::Algorithm& algo, const CallSpec& call,
+                                          const SimParams& params) {
+  check_gpu_count(topo, algo);
+  if (size_misfit(algo, call)) return std::nullopt;
+  return simulate_msccl(topo, algo, call, params, nullptr, true);
+}
+
 SimResult simulate_msccl(const topo::Topology& topo, const ir::Algorithm& algo, const CallSpec& call,
                          const SimParams& params, Trace* trace, bool extrapolate) {
-  check_fits(topo, algo, call);
+  check_gpu_count(topo, algo);
+  if (const std::optional<Diag> misfit = size_misfit(algo, call)) throw DiagError(*misfit);
   const ByteCount chunk_bytes = ir::executor_bytes(algo.collective, algo.ngpus, call.bytes) / algo.nchunksperloop;
   const ByteCount iters = MscclLowering::iterations(chunk_bytes, algo.protocol);
   const EngineStats stats = run_extrapolated(iters, extrapolate, [&](ByteCount lowered) {

@@ -11,6 +11,9 @@ namespace ccforge::sim {
 SimResult simulate_msccl(const topo::Topology& topo, const ir::Algorithm& algo, const CallSpec& call,
                          const SimParams& params, Trace* trace, bool extrapolate);
 
+// Throws DiagError unless `algo` is for as many GPUs as `topo` has (simulate and time_floors refuse it).
+void check_gpu_count(const topo::Topology& topo, const ir::Algorithm& algo);
+
 // Bytes of a chunk one lowered tile iteration moves (the executor's tile, or Simple's buffer slot).
 ByteCount msccl_tile_bytes(ir::Protocol proto);
 

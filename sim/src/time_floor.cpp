@@ -11,8 +11,6 @@
 //  - the first iteration's longest dependency chain as a whole (latency-bound sizes).
 // Plus the MSCCL kernel's base cost, which simulate adds to every makespan. Edges the bound drops
 // (buffer-slot back-pressure, bandwidth shared by flows that happen to run together) only make it lower.
-#include <fmt/core.h>
-
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -50,9 +48,7 @@ class FloorModel {
       : topo_(topo), algo_(algo), params_(params), arch_(topo.gpu(0).arch) {
     costs_ = protocol_costs(params, algo.protocol, arch_);
     runtime_ = msccl_runtime_costs(params);
-    const auto& links = topo.links();
-    capacity_.reserve(links.size());
-    for (const topo::Link& l : links) capacity_.push_back(l.bandwidth.bytes_per_s * link_efficiency(params, l.kind, arch_));
+    capacity_ = link_capacities(topo, params);
     cost_steps();
     capacity_s_per_byte_ = capacity_bound(1.0);
     sum_chains();
@@ -390,11 +386,7 @@ class FloorModel {
 
 std::vector<SimTime> time_floors(const topo::Topology& topo, const ir::Algorithm& algo, const std::vector<CallSpec>& calls,
                                  const SimParams& params) {
-  if (algo.ngpus != topo.num_gpus() || static_cast<int>(algo.gpus.size()) != algo.ngpus) {
-    fail_at(algo.source_file.empty() ? algo.name : algo.source_file, 1,
-            fmt::format("algorithm is for {} GPUs but topology {} has {}", algo.ngpus, topo.name(), topo.num_gpus()),
-            fmt::format("use an algorithm with ngpus=\"{}\"", topo.num_gpus()));
-  }
+  check_gpu_count(topo, algo);
   FloorModel model(topo, algo, params.table);
   std::vector<SimTime> floors;
   for (const CallSpec& call : calls) {

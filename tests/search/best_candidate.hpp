@@ -16,7 +16,7 @@ inline std::optional<SimTime> best_of(const topo::Topology& t, const CandidateSe
                                       std::optional<ir::Protocol> protocol = std::nullopt) {
   std::optional<SimTime> best;
   const sim::SimParams params;
-  const sim::CallSpec call{bytes, *sim::data_type_from_string("half")};
+  const sim::CallSpec call{bytes, DataType::Half};
   for (const Candidate& c : set.accepted) {
     if (c.generator != generator || (protocol && c.request.protocol != *protocol)) continue;
     try {

@@ -44,7 +44,7 @@ TEST(SearchHierarchical, NoThreadblockCarriesBothDirectionsOfAnExchange) {
 TEST(SearchHierarchical, AllreduceAt1GBBeatsNcclRingAndTreeOnTwoNdv5Nodes) {
   const topo::Topology t = topo::load_topology(std::string(CCFORGE_SOURCE_DIR) + "/data/topologies/ndv5-x2.xml");
   const sim::SimParams params;
-  const sim::CallSpec call{ByteCount{1} << 30, *sim::data_type_from_string("half")};
+  const sim::CallSpec call{ByteCount{1} << 30, DataType::Half};
   const SimTime hier = sim::simulate(t, generate(nodes_of_eight(C::AllReduce)), call, params).time;
   for (const char* nccl : {"nccl:ring:simple", "nccl:tree:simple"}) {
     const SimTime theirs = sim::simulate_nccl(t, C::AllReduce, call, *sim::parse_nccl_request(nccl), params).time;
@@ -59,11 +59,12 @@ TEST(SearchHierarchical, AllreduceAt1GBOnSixteenNdv5NodesBeatsNcclAndNearsTheBou
   const topo::Topology t = topo::load_topology(std::string(CCFORGE_SOURCE_DIR) + "/data/topologies/ndv5-x16.xml");
   const sim::SimParams params;
   const ByteCount bytes = ByteCount{1} << 30;
-  const sim::CallSpec call{bytes, *sim::data_type_from_string("half")};
+  const sim::CallSpec call{bytes, DataType::Half};
   GenRequest req = nodes_of_eight(C::AllReduce, 16);
   const SimTime hier = sim::simulate(t, generate(req), call, params).time;
   const SimTime nccl = sim::simulate_nccl(t, C::AllReduce, call, *sim::parse_nccl_request("nccl"), params).time;
-  const SimTime bound = lower_bound(t, C::AllReduce, bytes, &params.table).total();
+  const sim::Model model = sim::build_model(t, params);
+  const SimTime bound = lower_bound(t, C::AllReduce, bytes, &model).total();
   EXPECT_LT(hier.us(), nccl.us());
   EXPECT_GT(bound.us() / hier.us(), 0.88) << "hierarchical " << hier.us() << " us, bound " << bound.us() << " us";
 }
@@ -89,7 +90,7 @@ TEST(SearchHierarchical, RailExchangesAreCorrectForPiecesInstancesAndOddNodeCoun
 TEST(SearchHierarchical, AllreducePiecesOverlapThePhasesWithinATile) {
   const topo::Topology t = topo::load_topology(std::string(CCFORGE_SOURCE_DIR) + "/data/topologies/ndv5-x16.xml");
   const sim::SimParams params;
-  const sim::CallSpec call{ByteCount{64} << 20, *sim::data_type_from_string("half")};
+  const sim::CallSpec call{ByteCount{64} << 20, DataType::Half};
   GenRequest req = nodes_of_eight(C::AllReduce, 16);
   req.protocol = ir::Protocol::LL128;
   req.instances = 2;

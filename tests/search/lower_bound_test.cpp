@@ -29,9 +29,12 @@ const sim::SimParams& params() {
   return p;
 }
 
-sim::CallSpec call(ByteCount bytes) { return {bytes, *sim::data_type_from_string("half")}; }
+sim::CallSpec call(ByteCount bytes) { return {bytes, DataType::Half}; }
 
-SimTime bound(const topo::Topology& t, C coll, ByteCount bytes) { return lower_bound(t, coll, bytes, &params().table).total(); }
+SimTime bound(const topo::Topology& t, C coll, ByteCount bytes) {
+  const sim::Model model = sim::build_model(t, params());
+  return lower_bound(t, coll, bytes, &model).total();
+}
 
 // Every NCCL algorithm x protocol the simulator accepts for `coll` on `t`, fastest first is not needed:
 // each one is checked.

@@ -50,7 +50,7 @@ TEST(SearchMscclParity, BestCandidateIsNoSlowerThanThePublishedFileInItsBand) {
   const fs::path root(CCFORGE_SOURCE_DIR);
   const topo::Topology ndv5 = topo::load_topology(root / "data/topologies/ndv5.xml");
   const sim::SimParams params;
-  const sim::CallSpec half{0, *sim::data_type_from_string("half")};
+  const sim::CallSpec half{0, DataType::Half};
 
   TuneOptions options;
   options.collectives = {C::AllReduce, C::AllGather};

@@ -21,7 +21,7 @@ const topo::Topology& ndv5_x2() {
   static const topo::Topology t = topo::load_topology(std::string(CCFORGE_SOURCE_DIR) + "/data/topologies/ndv5-x2.xml");
   return t;
 }
-sim::DataType half() { return *sim::data_type_from_string("half"); }
+DataType half() { return DataType::Half; }
 
 sim::NcclPointTime point(sim::NcclAlgo algo, ir::Protocol proto, int channels, double us, bool own = true) {
   return {{algo, proto, channels, 0.0}, SimTime::from_us(us), own, false};

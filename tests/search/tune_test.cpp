@@ -157,5 +157,39 @@ TEST(SearchTune, SelectionCsvHasTheDocumentedHeaderAndOneRowPerSize) {
   EXPECT_EQ(lines[0], "collective,size_bytes,nccl_us,best_us,speedup,algorithm,protocol,lower_bound_pct");
 }
 
+// An allgather that fits every size here but that the simulator finds deadlocked: a fault of the
+// candidate rather than a size it cannot run.
+Candidate deadlocking_allgather() {
+  Candidate c;
+  c.algorithm = ir::read_msccl_xml(std::string(CCFORGE_SOURCE_DIR) + "/tests/data/sim/deadlock_allgather_8.xml");
+  c.name = c.algorithm.name;
+  c.generator = "test";
+  return c;
+}
+
+TEST(SearchTune, CandidateTheSimulatorRefusesIsRejectedWithItsReason) {
+  TuneOptions o = options(fresh_dir("refused"), 2);
+  o.collectives = {ir::Collective::AllGather};
+  o.prune = false;  // pruning may skip it at every size: it can only be rejected where it is simulated
+  CandidateSet set = enumerate_candidates(ndv5(), ir::Collective::AllGather);
+  const std::size_t enumerated = set.accepted.size();
+  set.accepted.insert(set.accepted.begin() + 1, deadlocking_allgather());
+  const TuneResult r = tune(ndv5(), o, sim::SimParams{}, {set});
+
+  const CandidateSet& after = r.collectives[0].candidates;
+  EXPECT_EQ(after.accepted.size(), enumerated);
+  for (const Candidate& c : after.accepted) EXPECT_NE(c.name, "deadlock");
+  ASSERT_FALSE(after.rejected.empty());
+  EXPECT_EQ(after.rejected.back().name, "deadlock");
+  EXPECT_NE(after.rejected.back().reason.find("simulator at 1024 B: algorithm deadlocks"), std::string::npos)
+      << after.rejected.back().reason;
+  for (const SizeResult& size : r.collectives[0].sizes) EXPECT_EQ(size.times.size(), enumerated);
+
+  const auto report = nlohmann::json::parse(read_file(o.out_dir / "report.json"));
+  const auto& rejected = report["collectives"][0]["candidates"]["rejected"];
+  ASSERT_FALSE(rejected.empty());
+  EXPECT_EQ(rejected.back()["name"], "deadlock");
+}
+
 }  // namespace
 }  // namespace ccforge::search

@@ -18,7 +18,7 @@ const topo::Topology& ndv5() {
   return t;
 }
 
-CallSpec half(ByteCount bytes) { return CallSpec{bytes, *data_type_from_string("half")}; }
+CallSpec half(ByteCount bytes) { return CallSpec{bytes, DataType::Half}; }
 
 TEST(SimApi, ParsesNcclRequests) {
   EXPECT_TRUE(parse_nccl_request("nccl"));
@@ -105,23 +105,8 @@ TEST(SimApi, ProfileOverridesSimParameters) {
   EXPECT_EQ(base - fast, SimTime::from_us(5.6));
 }
 
-ir::Algorithm deadlocking_pair() {
-  // Ranks 0 and 1 each receive from the other before sending: neither receive can ever complete.
-  ir::Algorithm a;
-  a.name = "deadlock";
-  a.source_file = "deadlock.xml";
-  a.ngpus = 8;
-  a.gpus.resize(8);
-  for (int r = 0; r < 8; ++r) a.gpus[r].rank = r;
-  for (int r = 0; r < 2; ++r) {
-    ir::ThreadBlock tb;
-    tb.send_peer = tb.recv_peer = 1 - r;
-    tb.steps.push_back(ir::Step{ir::OpType::Recv, ir::BufferKind::Input, -1, ir::BufferKind::Output, 0, 1});
-    tb.steps.push_back(ir::Step{ir::OpType::Send, ir::BufferKind::Input, 0, ir::BufferKind::Output, 0, 1});
-    a.gpus[r].tbs.push_back(tb);
-  }
-  return a;
-}
+// Ranks 0 and 1 each receive from the other before sending: neither receive can ever complete.
+ir::Algorithm deadlocking_pair() { return ir::read_msccl_xml(kRoot + "/tests/data/sim/deadlock_allgather_8.xml"); }
 
 TEST(SimApi, DeadlockIsAOneLineErrorNotAHang) {
   try {
@@ -130,6 +115,39 @@ TEST(SimApi, DeadlockIsAOneLineErrorNotAHang) {
   } catch (const DiagError& e) {
     EXPECT_NE(std::string(e.what()).find("deadlocks"), std::string::npos) << e.what();
   }
+}
+
+TEST(SimApi, ASizeOutsideTheChunksIsAResultForSearchesAndAnErrorForSimulate) {
+  const ir::Algorithm a = ir::read_msccl_xml(kRoot + "/tests/data/msccl/mt_allreduce_allpairs_8_i2_LL.xml");
+  EXPECT_FALSE(simulate_if_fits(ndv5(), a, half(1000), SimParams{}));
+  EXPECT_THROW(simulate(ndv5(), a, half(1000), SimParams{}), DiagError);
+  const std::optional<SimResult> fits = simulate_if_fits(ndv5(), a, half(1u << 20), SimParams{});
+  ASSERT_TRUE(fits);
+  EXPECT_EQ(fits->time, simulate(ndv5(), a, half(1u << 20), SimParams{}).time);
+  // Faults of the algorithm are still errors.
+  EXPECT_THROW(simulate_if_fits(ndv5(), deadlocking_pair(), half(1024), SimParams{}), DiagError);
+}
+
+TEST(SimApi, ModelFactsAreTypedAndFollowTheParameters) {
+  const topo::Topology ndv4 = topo::load_topology(kRoot + "/data/topologies/ndv4.xml");
+  const Model h100 = build_model(ndv5(), SimParams{}), a100 = build_model(ndv4, SimParams{});
+  EXPECT_EQ(h100.link_capacity.size(), ndv5().links().size());
+  ASSERT_TRUE(h100.nvls_efficiency);  // Hopper NVSwitch: NVLS runs
+  EXPECT_FALSE(a100.nvls_efficiency);  // Ampere: it does not
+  EXPECT_FALSE(knob_param(SimParams{}, Knob::NvlsEfficiency, ndv4.gpu(0).arch));
+  // A profile moves the facts: the fitted knob's name is the parameter a profile sets.
+  SimParams tuned;
+  tuned.table.set(*knob_param(tuned, Knob::NvlsEfficiency, ndv5().gpu(0).arch), 0.5, "test");
+  tuned.table.set(*knob_param(tuned, Knob::NvlinkEfficiency, ndv5().gpu(0).arch), 0.5, "test");
+  const Model slower = build_model(ndv5(), tuned);
+  EXPECT_EQ(*slower.nvls_efficiency, 0.5);
+  int slower_links = 0;
+  for (std::size_t l = 0; l < h100.link_capacity.size(); ++l) {
+    EXPECT_LE(slower.link_capacity[l], h100.link_capacity[l]);
+    slower_links += slower.link_capacity[l] < h100.link_capacity[l];
+  }
+  EXPECT_GT(slower_links, 0);  // the NVLink/NVSwitch ones
+  EXPECT_EQ(nvls_step_handoff(SimTime::from_us(1.0)), SimTime::from_us(4.0));
 }
 
 TEST(SimApi, SendWithoutPeerIsAnErrorNotACrash) {

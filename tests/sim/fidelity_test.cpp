@@ -35,7 +35,7 @@ Comparison compare(const topo::Topology& topo) {
   const auto rows = read_published_ndv5();
   EXPECT_EQ(rows.size(), 42u);
   const SimParams params;
-  const DataType half = *data_type_from_string("half");
+  const DataType half = DataType::Half;
   std::vector<double> all, held_out, bandwidth_bound;
   std::string table = fmt::format("{:>11} {:>10} {:>20} {:>10} {:>10} {:>7}\n", "size", "coll", "choice",
                                   "meas_us", "sim_us", "err%");

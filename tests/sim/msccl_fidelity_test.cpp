@@ -53,7 +53,7 @@ Comparison compare() {
   const topo::Topology topo = topo::load_topology(kRoot + "/data/topologies/ndv5.xml");
   const std::vector<ir::Algorithm> algos = ndv5_algorithms();
   const SimParams params;
-  const DataType half = *data_type_from_string("half");
+  const DataType half = DataType::Half;
   std::vector<double> all, held_out, ll;
   std::string table = fmt::format("{:>11} {:>10} {:>30} {:>6} {:>9} {:>9} {:>7}\n", "size", "coll", "file band",
                                   "proto", "meas_us", "sim_us", "err%");

@@ -43,7 +43,7 @@ void expect_rings_of_direct_links(const topo::Topology& topo, const std::vector<
 }
 
 double ring_busbw_1g(const topo::Topology& topo, ir::Collective coll) {
-  const CallSpec call{ByteCount{1} << 30, *data_type_from_string("half")};
+  const CallSpec call{ByteCount{1} << 30, DataType::Half};
   const SimResult r = simulate_nccl(topo, coll, call, *parse_nccl_request("nccl:ring:simple"), SimParams{});
   return algbw_gbs(call.bytes, r.time) * ir::bus_bandwidth_factor(coll, topo.num_gpus());
 }

@@ -27,7 +27,7 @@ const topo::Topology& ndv5_x2() { return load("data/topologies/ndv5-x2.xml"); }
 const topo::Topology& ndv5_x16() { return load("data/topologies/ndv5-x16.xml"); }
 const topo::Topology& one_gpu_x8() { return load("tests/sim/nccl_h100_1gpu_x8.xml"); }
 
-CallSpec half(ByteCount bytes) { return CallSpec{bytes, *data_type_from_string("half")}; }
+CallSpec half(ByteCount bytes) { return CallSpec{bytes, DataType::Half}; }
 
 SimParams nccl_228() {
   SimParams p;

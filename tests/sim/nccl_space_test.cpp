@@ -19,7 +19,7 @@ const topo::Topology& load(const std::string& name) {
     it = cache.emplace(name, topo::load_topology(std::string(CCFORGE_SOURCE_DIR) + "/data/topologies/" + name)).first;
   return it->second;
 }
-CallSpec half(ByteCount bytes) { return CallSpec{bytes, *data_type_from_string("half")}; }
+CallSpec half(ByteCount bytes) { return CallSpec{bytes, DataType::Half}; }
 
 TEST(NcclSpace, StartsWithNcclsPickAndListsDistinctRunnablePoints) {
   const SimParams params;

@@ -9,7 +9,7 @@
 
 namespace ccforge::sim::periodic_testing {
 
-inline CallSpec half(ByteCount bytes) { return CallSpec{bytes, *data_type_from_string("half")}; }
+inline CallSpec half(ByteCount bytes) { return CallSpec{bytes, DataType::Half}; }
 
 // A size whose chunks hold `tiles` whole tiles and a partial one (a third of a tile, whole elements).
 inline ByteCount size_with_partial_tile(const ir::Algorithm& algo, ByteCount tiles) {

@@ -28,7 +28,7 @@ TEST(LinkParams, PhysicalValuesFollowTheSpecs) {
   EXPECT_DOUBLE_EQ(t.get("link.nvlink.sm90.bw_per_link") * 18 * 2, 900.0);
   // PCIe Gen5 x16: 32 GT/s x 16 lanes x 128/130 / 8 = 63.0 GB/s.
   EXPECT_NEAR(t.get("link.pcie.gen5.bw_per_lane") * 16, 63.015, 1e-3);
-  EXPECT_DOUBLE_EQ(t.get("link.nccl.nvlink.sm90.bw_per_link"), 20.6);
+  EXPECT_EQ(t.find("link.nccl.nvlink.sm90.bw_per_link"), nullptr);  // NCCL's model value is sim's
 }
 
 }  // namespace

@@ -77,7 +77,7 @@ class TunerPlugin : public ::testing::Test {
     CollectiveTune ct;
     ct.collective = ir::Collective::AllReduce;
     ct.nccl_space = tune_nccl_space(topo, ct.collective, {64 << 10, 256 << 10, 512 << 10, 1 << 20, 4 << 20},
-                                    *sim::data_type_from_string("half"), sim::SimParams{}, 0.03);
+                                    ccforge::DataType::Half, sim::SimParams{}, 0.03);
     result.collectives.push_back(ct);
     space_ = new NcclSpaceTune(ct.nccl_space);
     table_ = new fs::path(fs::temp_directory_path() / ("ccforge_tuner_" + std::to_string(::getpid()) + ".conf"));

@@ -43,6 +43,32 @@ TEST_P(RealAlgorithm, HostRunIsCorrectAtEverySize) {
   EXPECT_TRUE(r.broken.empty());
 }
 
+// Every element type NCCL reduces (the one DataType that tune -d and sim -d accept too) and every
+// reduction, through a reducing algorithm: the host backend's arithmetic against the reference.
+TEST(RealAlgorithmTypes, EveryDataTypeAndReductionIsExact) {
+  const Candidate c{ir::read_msccl_xml(kMscclDir / "mt_allreduce_rdh_8_LL.xml"), kMscclDir / "mt_allreduce_rdh_8_LL.xml"};
+  auto backend = executor::make_host_backend();
+  for (DataType t : kDataTypes) {
+    for (executor::RedOp op : {executor::RedOp::Sum, executor::RedOp::Prod, executor::RedOp::Min, executor::RedOp::Max}) {
+      SweepOptions o;
+      o.nranks = c.algorithm.ngpus;
+      o.min_bytes = o.max_bytes = 3 * 1024 * 8;  // whole 8-byte elements in each of the file's chunks
+      o.iterations = 1;
+      o.warmup = 0;
+      o.all_sizes = true;
+      o.dtype = t;
+      o.op = op;
+      const SweepResult r = run_sweep(*backend, {c}, o);
+      ASSERT_FALSE(r.runs.empty()) << to_string(t);
+      for (const Measurement& m : r.runs) {
+        EXPECT_EQ(m.type, to_string(t));
+        EXPECT_EQ(m.error, "") << to_string(t) << " " << executor::to_string(op);
+        EXPECT_EQ(m.wrong, 0) << to_string(t) << " " << executor::to_string(op);
+      }
+    }
+  }
+}
+
 std::vector<std::string> msccl_files() {
   std::vector<std::string> names;
   for (const auto& e : std::filesystem::directory_iterator(kMscclDir))

@@ -8,7 +8,6 @@ namespace ccforge::validate {
 namespace {
 
 using executor::CallSpec;
-using executor::DataType;
 using executor::RedOp;
 
 // Out-of-place allgather on 4 ranks done by hand: rank r's output block q is rank q's input.

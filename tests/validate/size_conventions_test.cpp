@@ -43,7 +43,7 @@ TEST(SizeConventions, SimulatedGatherMovesTheNcclTestsSize) {
   const sim::SimParams params;
   for (ir::Collective coll : {ir::Collective::Gather, ir::Collective::Scatter}) {
     const ir::Algorithm algo = direct(coll, 8, ir::Protocol::Simple);
-    const SimTime t = sim::simulate(ndv5(), algo, sim::CallSpec{64 * kMiB, *sim::data_type_from_string("half")}, params).time;
+    const SimTime t = sim::simulate(ndv5(), algo, sim::CallSpec{64 * kMiB, DataType::Half}, params).time;
     const SimTime bound = search::lower_bound(ndv5(), coll, 64 * kMiB).total();
     EXPECT_GE(t, bound) << ir::to_string(coll);
     EXPECT_LE(t.us(), 1.5 * bound.us()) << ir::to_string(coll);
@@ -54,7 +54,7 @@ TEST(SizeConventions, SimulatedGatherMovesTheNcclTestsSize) {
 TEST(SizeConventions, SimulatorSplitsThePerRankShare) {
   const sim::SimParams params;
   const ir::Algorithm algo = direct(ir::Collective::Gather, 8, ir::Protocol::LL);
-  const sim::DataType half = *sim::data_type_from_string("half");
+  const DataType half = DataType::Half;
   EXPECT_NO_THROW(sim::simulate(ndv5(), algo, sim::CallSpec{8 * 16, half}, params));
   EXPECT_THROW(sim::simulate(ndv5(), algo, sim::CallSpec{8 * 16 / 2, half}, params), DiagError);
 }

@@ -1,6 +1,6 @@
-// The link model: one ParamTable entry per constant, each with its unit and source.
-// Physical (datasheet/spec) values build the graph; "link.nccl.*" entries record NCCL's own model values
-// beside them for the simulator's NCCL baseline and are not used to build links.
+// The link model: one ParamTable entry per constant, each with its unit and source. Physical
+// (datasheet/spec) values build the graph; NCCL's own per-link model values belong to NCCL's tuning
+// model (sim/src/nccl/tuning_tables.hpp), not to the topology.
 #include "ccforge/topology/topology.hpp"
 
 namespace ccforge::topo {
@@ -16,13 +16,6 @@ ParamTable default_link_params() {
       {"link.nvlink.sm100.bw_per_link", 50.0, kGBps, "NVIDIA DGX B200 datasheet: NVLink5 1.8 TB/s over 18 links"},
       {"link.xgmi.bw_per_link", 64.0, kGBps,
        "AMD Instinct MI300X datasheet: 128 GB/s peak per Infinity Fabric link, bidirectional"},
-      // NCCL's effective per-link values (src/graph/topo.h), for the simulator's NCCL model.
-      {"link.nccl.nvlink.sm70.bw_per_link", 20.0, kGBps, "NCCL src/graph/topo.h SM70_NVLINK_BW"},
-      {"link.nccl.nvlink.sm80.bw_per_link", 20.0, kGBps, "NCCL src/graph/topo.h SM80_NVLINK_BW"},
-      {"link.nccl.nvlink.sm90.bw_per_link", 20.6, kGBps, "NCCL src/graph/topo.h SM90_NVLINK_BW"},
-      {"link.nccl.nvlink.sm100.bw_per_link", 40.1, kGBps, "NCCL src/graph/topo.h SM100_NVLINK_BW (2.28+)"},
-      {"link.nccl.pci.bw", 12.0, kGBps, "NCCL src/graph/topo.h PCI_BW (Gen3 x16)"},
-      {"link.nccl.net.bw", 12.0, kGBps, "NCCL src/graph/topo.h NET_BW (100 Gbit)"},
       // PCIe per lane and direction: GT/s x encoding efficiency / 8 bits.
       {"link.pcie.gen1.bw_per_lane", 0.25, kGBps, "PCIe 1.0 spec: 2.5 GT/s, 8b/10b"},
       {"link.pcie.gen2.bw_per_lane", 0.5, kGBps, "PCIe 2.0 spec: 5 GT/s, 8b/10b"},

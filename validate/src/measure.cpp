@@ -24,7 +24,7 @@ Measurement describe(const SweepOptions& o, const CallSpec& call, ByteCount size
   m.protocol = t.candidate ? ir::to_string(t.candidate->algorithm.protocol) : "";
   m.size_bytes = size;
   m.count = call.count;
-  m.type = executor::to_string(o.dtype);
+  m.type = to_string(o.dtype);
   m.redop = executor::to_string(o.op);
   m.inplace = call.inplace;
   return m;
@@ -70,7 +70,7 @@ std::vector<ir::Collective> collectives_of(const std::vector<Candidate>& candida
 // The executor's own test (formats.md §2.1): nBytes = count x sizeof(T) x sizeMultiplier against the
 // file's band, which for gather and scatter is the nccl-tests size divided by the rank count.
 bool in_band(const ir::Algorithm& a, const CallSpec& call) {
-  const ByteCount nbytes = static_cast<ByteCount>(call.count * executor::size_of(call.dtype)) *
+  const ByteCount nbytes = static_cast<ByteCount>(call.count * size_of(call.dtype)) *
                            static_cast<ByteCount>(ir::size_multiplier(a.collective, a.ngpus));
   return nbytes >= a.min_bytes && (a.max_bytes == 0 || nbytes <= a.max_bytes);
 }
@@ -83,7 +83,7 @@ SweepResult run_sweep(executor::Backend& backend, const std::vector<Candidate>& 
   if (sizes.empty())
     throw DiagError(Diag{{"validate", 0}, "size sweep -b/-e/-f is empty or endless", "use -b > 0, -b <= -e and -f >= 2"});
   SweepResult result{backend.name(), o.nranks, {}, {}};
-  const std::size_t elem = executor::size_of(o.dtype);
+  const std::size_t elem = size_of(o.dtype);
   for (ir::Collective coll : collectives_of(candidates, o)) {
     // -b/-e sizes are nccl-tests sizes: the total over ranks for allgather, reducescatter, alltoall,
     // gather and scatter, so the per-rank count is the elements divided by the rank count there.

@@ -12,10 +12,10 @@ namespace ccforge::validate {
 double simulated_us(const topo::Topology& topology, const sim::SimParams& params, const Measurement& m,
                     const std::vector<Candidate>& algorithms) {
   const auto coll = ir::collective_from_string(m.collective);
-  const auto dtype = sim::data_type_from_string(m.type);
+  const auto dtype = data_type_from_string(m.type);
   if (!coll || !dtype)
     throw DiagError(Diag{{m.file.empty() ? std::string("measured") : m.file, 0}, "cannot simulate " + m.collective + " on type " + m.type,
-                         "use a collective and type the simulator knows (" + sim::data_type_names() + ")"});
+                         "use a collective and type the simulator knows (" + data_type_names() + ")"});
   const sim::CallSpec call{m.size_bytes, *dtype};
   if (m.algorithm == "NCCL") return sim::simulate_nccl(topology, *coll, call, sim::NcclRequest{}, params).time.us();
   const auto it = std::find_if(algorithms.begin(), algorithms.end(), [&](const Candidate& c) { return c.file.string() == m.file; });

@@ -81,7 +81,7 @@ std::optional<OsuTest> osu_test_from_string(const std::string& s) {
 std::vector<OsuRow> run_osu(executor::Backend& backend, const OsuOptions& o, const std::function<void(const OsuRow&)>& on_row) {
   if (o.step_factor < 2 || o.min_bytes < 2 || o.min_bytes > o.max_bytes || o.window < 1)
     throw DiagError(Diag{{"validate --suite osu", 0}, "size sweep or window is empty", "use -b >= 2, -b <= -e, -f >= 2"});
-  constexpr auto kType = executor::DataType::Half;  // 2-byte elements: the smallest message is 2 B
+  constexpr auto kType = DataType::Half;  // 2-byte elements: the smallest message is 2 B
   std::vector<OsuRow> rows;
   for (ir::Protocol protocol : {ir::Protocol::LL, ir::Protocol::Simple}) {
     const int window = o.test == OsuTest::Latency ? 1 : o.window;

@@ -6,16 +6,17 @@ namespace ccforge::validate {
 namespace {
 
 using executor::CallSpec;
-using executor::DataType;
 using executor::RedOp;
 
 // Largest integer M such that every integer up to M is exact: half 2^11, bfloat16 2^8 (IEEE 754 /
-// bfloat16 significand widths 11 and 8 bits), float 2^24, double 2^53; integers are exact anyway.
+// bfloat16 significand widths 11 and 8 bits), float 2^24, double 2^53; integers up to their maximum.
 double exact_integer_limit(DataType t) {
   switch (t) {
     case DataType::Half: return 2048.0;
     case DataType::BFloat16: return 256.0;
     case DataType::Float: return 16777216.0;
+    case DataType::Int8: return 127.0;
+    case DataType::Uint8: return 255.0;
     default: return 9007199254740992.0;
   }
 }
@@ -57,25 +58,27 @@ bool receives_result(const CallSpec& call, int rank) {
 
 }  // namespace
 
-// Sums stay below the exact-integer limit with up to nranks addends; products are of 1, 2 and -1, so
-// they are powers of two; min/max take any small integers.
+// Sums stay below the exact-integer limit with up to nranks addends; products are of 1, 2 and -1 (1,
+// 2 and 1 for unsigned types), so they are powers of two, and a rank's factor repeats every third rank
+// (37 = 1 mod 3): at most 2^ceil(nranks / 3); min/max take small integers (non-negative for unsigned).
 double input_value(const CallSpec& call, int nranks, int rank, std::size_t index) {
   const auto mix = static_cast<std::int64_t>(static_cast<std::size_t>(rank) * 37 + index * 11 + 7);
+  const bool is_signed = !is_unsigned(call.dtype);
   switch (call.op) {
     case RedOp::Sum: {
       const auto bound = static_cast<std::int64_t>(std::clamp(exact_integer_limit(call.dtype) / nranks, 1.0, 100.0));
       return static_cast<double>(mix % bound);
     }
     case RedOp::Prod: {
-      constexpr double kFactors[] = {1.0, 2.0, -1.0};
-      return kFactors[mix % 3];
+      const double factors[] = {1.0, 2.0, is_signed ? -1.0 : 1.0};
+      return factors[mix % 3];
     }
-    default: return static_cast<double>(mix % 199 - 99);
+    default: return static_cast<double>(mix % 199 - (is_signed ? 99 : 0));
   }
 }
 
 std::vector<executor::RankBuffers> make_inputs(const CallSpec& call, int nranks) {
-  const std::size_t elem = executor::size_of(call.dtype);
+  const std::size_t elem = size_of(call.dtype);
   std::vector<executor::RankBuffers> buffers(static_cast<std::size_t>(nranks));
   for (int r = 0; r < nranks; ++r) {
     const executor::BufferLayout layout = executor::buffer_layout(call, nranks, r);
@@ -92,7 +95,7 @@ std::vector<executor::RankBuffers> make_inputs(const CallSpec& call, int nranks)
 }
 
 std::int64_t count_wrong(const CallSpec& call, int nranks, const std::vector<executor::RankBuffers>& buffers) {
-  const std::size_t elem = executor::size_of(call.dtype);
+  const std::size_t elem = size_of(call.dtype);
   std::int64_t wrong = 0;
   std::vector<std::byte> expected(elem);
   for (int r = 0; r < nranks; ++r) {

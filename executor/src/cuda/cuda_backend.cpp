@@ -20,6 +20,10 @@ namespace {
 
 using ConnectionKey = std::tuple<int, int, int>;  // (sender rank, receiver rank, channel)
 
+// A DataType casts to its DeviceType (device_program.hpp keeps NCCL's order too).
+static_assert(kInt8 == static_cast<int>(DataType::Int8) && kUint64 == static_cast<int>(DataType::Uint64) &&
+              kHalf == static_cast<int>(DataType::Half) && kBFloat16 == static_cast<int>(DataType::BFloat16));
+
 DeviceOp to_device(ir::OpType t) {
   switch (t) {
     case ir::OpType::Send: return kSend;

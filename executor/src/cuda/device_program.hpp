@@ -10,8 +10,8 @@ namespace ccforge::executor::cuda {
 enum DeviceOp : std::int8_t { kSend = 0, kRecv, kRecvCopySend, kRecvReduceSend, kRecvReduceCopy, kRecvReduceCopySend, kCopy, kReduce, kNop };
 enum DeviceBuf : std::int8_t { kInput = 0, kOutput = 1, kScratch = 2 };
 enum DeviceProto : std::int8_t { kProtoSimple = 0, kProtoLL = 1 };
-// Element types in executor::DataType order.
-enum DeviceType : std::int8_t { kHalf = 0, kBFloat16, kFloat, kDouble, kInt32, kInt64 };
+// Element types in ccforge::DataType order (NCCL's), so that a DataType casts to its DeviceType.
+enum DeviceType : std::int8_t { kInt8 = 0, kUint8, kInt32, kUint32, kInt64, kUint64, kHalf, kFloat, kDouble, kBFloat16 };
 
 struct DeviceStep {
   std::int8_t op;

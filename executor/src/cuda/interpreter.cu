@@ -226,8 +226,12 @@ cudaError_t dispatch(DeviceType type, F f) {
     case kBFloat16: return f(interpreter_kernel<__nv_bfloat16>);
     case kFloat: return f(interpreter_kernel<float>);
     case kDouble: return f(interpreter_kernel<double>);
+    case kInt8: return f(interpreter_kernel<std::int8_t>);
+    case kUint8: return f(interpreter_kernel<std::uint8_t>);
     case kInt32: return f(interpreter_kernel<std::int32_t>);
+    case kUint32: return f(interpreter_kernel<std::uint32_t>);
     case kInt64: return f(interpreter_kernel<std::int64_t>);
+    case kUint64: return f(interpreter_kernel<std::uint64_t>);
   }
   return cudaErrorInvalidValue;
 }

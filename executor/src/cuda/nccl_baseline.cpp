@@ -25,8 +25,12 @@ ncclDataType_t nccl_type(DataType t) {
     case DataType::BFloat16: return ncclBfloat16;
     case DataType::Float: return ncclFloat;
     case DataType::Double: return ncclDouble;
+    case DataType::Int8: return ncclInt8;
+    case DataType::Uint8: return ncclUint8;
     case DataType::Int32: return ncclInt32;
+    case DataType::Uint32: return ncclUint32;
     case DataType::Int64: return ncclInt64;
+    case DataType::Uint64: return ncclUint64;
   }
   return ncclFloat;
 }

@@ -42,7 +42,7 @@ struct VariantJob {
 // Builds every variant, then simulates every (variant, size) in parallel; a variant ships only where it
 // still beats NCCL at every size of its band.
 void plan_outofplace(const topo::Topology& topo, std::vector<VariantJob>& jobs, const TuneResult& result,
-                     const TuneOptions& options, const sim::SimParams& params, const sim::DataType& dtype) {
+                     const TuneOptions& options, const sim::SimParams& params, DataType dtype) {
   tbb::parallel_for(std::size_t{0}, jobs.size(), [&](std::size_t j) {
     Variant v = outofplace_build(*jobs[j].winner, result.target);
     jobs[j].band->outofplace = std::move(v.algorithm);
@@ -95,7 +95,7 @@ std::string why_nccl(const CollectiveTune& ct, const TuneResult& result, const T
 }  // namespace
 
 void plan_exports(const topo::Topology& topo, TuneResult& result, const TuneOptions& options, const sim::SimParams& params,
-                  const sim::DataType& dtype) {
+                  DataType dtype) {
   const ir::RuntimeTarget& runtime = ir::runtime_target(result.target.runtime);
   std::vector<VariantJob> jobs;
   for (CollectiveTune& ct : result.collectives) {

@@ -10,6 +10,6 @@ namespace ccforge::search {
 
 // Sets each band's file, out-of-place variant and note.
 void plan_exports(const topo::Topology& topo, TuneResult& result, const TuneOptions& options, const sim::SimParams& params,
-                  const sim::DataType& dtype);
+                  DataType dtype);
 
 }  // namespace ccforge::search

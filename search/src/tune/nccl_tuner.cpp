@@ -47,7 +47,7 @@ std::vector<NcclTunerBand> nccl_tuner_bands(const std::vector<sim::NcclExplanati
 }
 
 NcclSpaceTune tune_nccl_space(const topo::Topology& topo, ir::Collective coll, const std::vector<ByteCount>& sizes,
-                              const sim::DataType& dtype, const sim::SimParams& params, double min_gain) {
+                              DataType dtype, const sim::SimParams& params, double min_gain) {
   NcclSpaceTune t;
   // Per (algorithm, protocol, channels): its time (or floor) at the last smaller size. A larger call
   // never runs faster, so a point whose floor is not below NCCL's pick cannot be chosen.

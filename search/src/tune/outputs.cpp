@@ -151,7 +151,7 @@ std::string report_json(const TuneResult& result, const TuneOptions& options, co
       {"topology", result.topology},
       {"runtime", {{"name", ir::to_string(result.target.runtime)}, {"multiprocessors", result.target.multiprocessors}}},
       {"carried_over", carried.collectives},
-      {"options", {{"sizes", options.sizes}, {"min_gain", options.min_gain}, {"dtype", options.dtype},
+      {"options", {{"sizes", options.sizes}, {"min_gain", options.min_gain}, {"dtype", to_string(options.dtype)},
                    {"export_rooted", options.export_rooted}}},
       {"simulations", result.simulations},
       {"pruned", result.pruned},

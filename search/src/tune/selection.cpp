@@ -4,8 +4,8 @@
 
 namespace ccforge::search {
 
-bool beats_nccl(SimTime candidate, SimTime nccl, double min_gain) {
-  return static_cast<double>(nccl.ps) >= (1.0 + min_gain) * static_cast<double>(candidate.ps);
+bool beats_nccl(SimTime time, SimTime nccl, double min_gain) {
+  return static_cast<double>(nccl.ps) >= (1.0 + min_gain) * static_cast<double>(time.ps);
 }
 
 std::vector<Choice> choose(const std::vector<SizeResult>& sizes, double min_gain) {

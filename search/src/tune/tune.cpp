@@ -7,9 +7,10 @@
 #include <chrono>
 #include <mutex>
 #include <numeric>
+#include <stdexcept>
 
 #include <fmt/core.h>
-#include <tbb/global_control.h>
+#include <tbb/task_arena.h>
 #include <tbb/parallel_for.h>
 
 #include "ccforge/search/search.hpp"
@@ -34,15 +35,10 @@ struct Job {
   std::size_t size;
 };
 
-sim::DataType data_type(const std::string& name) {
-  if (auto dt = sim::data_type_from_string(name)) return *dt;
-  throw DiagError(Diag{{"--dtype", 0}, "unknown data type " + name, "use one of " + sim::data_type_names()});
-}
-
 // Everything a simulated time depends on, so that --resume never mixes results of different models
 // (another profile changes parameter values, not the topology's name).
 std::string fingerprint(const topo::Topology& topo, const TuneOptions& options, const sim::SimParams& params) {
-  std::string f = topo.name() + "|" + options.dtype + "|";
+  std::string f = topo.name() + "|" + to_string(options.dtype) + "|";
   for (ByteCount b : options.sizes) f += std::to_string(b) + ",";
   for (const ParamTable* table : {&topo.link_params(), &params.table})
     for (const Param& p : table->all()) f += "|" + p.name + "=" + fmt::format("{}", p.value);
@@ -53,11 +49,11 @@ class Runner {
  public:
   Runner(const topo::Topology& topo, const TuneOptions& options, const sim::SimParams& params, TuneResult& result,
          CheckpointJournal& journal)
-      : topo_(topo), options_(options), params_(params), dtype_(data_type(options.dtype)), result_(result), journal_(journal) {
+      : topo_(topo), options_(options), params_(params), dtype_(options.dtype), result_(result), journal_(journal) {
     for (const auto& ct : result.collectives) total_ += (ct.candidates.accepted.size() + 1) * options.sizes.size();
   }
 
-  const sim::SimParams& params() const { return params_; }
+  const sim::Model& model() const { return model_; }
 
   // sim::time_floors of a candidate at every size: what its simulations cannot undercut.
   std::vector<SimTime> time_floors(std::size_t coll, std::size_t candidate) const {
@@ -104,12 +100,14 @@ class Runner {
     const sim::CallSpec call{options_.sizes[j.size], dtype_};
     if (j.candidate < 0) {
       const sim::SimResult r = sim::simulate_nccl(topo_, ct.collective, call, {}, params_);
-      return {r.time, r.algorithm};
+      return {r.time, r.algorithm, {}};
     }
+    const ir::Algorithm& algo = ct.candidates.accepted[static_cast<std::size_t>(j.candidate)].algorithm;
     try {
-      return {sim::simulate(topo_, ct.candidates.accepted[static_cast<std::size_t>(j.candidate)].algorithm, call, params_).time, {}};
-    } catch (const DiagError&) {
-      return {std::nullopt, {}};  // this size does not split into the candidate's chunks
+      const std::optional<sim::SimResult> r = sim::simulate_if_fits(topo_, algo, call, params_);
+      return {r ? std::optional{r->time} : std::nullopt, {}, {}};  // nullopt: outside the candidate's sizes
+    } catch (const DiagError& e) {
+      return {std::nullopt, {}, e.diag().problem};  // a fault of the candidate: reject_refused reports it
     }
   }
 
@@ -121,7 +119,8 @@ class Runner {
   const topo::Topology& topo_;
   const TuneOptions& options_;
   const sim::SimParams& params_;
-  const sim::DataType dtype_;
+  const sim::Model model_ = sim::build_model(topo_, params_);
+  const DataType dtype_;
   TuneResult& result_;
   CheckpointJournal& journal_;
   std::mutex mutex_;
@@ -146,7 +145,11 @@ void compute_model_floors(Floors& floors, const Runner& runner) {
     for (std::size_t i = 0; i < floors.model[c].size(); ++i) todo.emplace_back(c, i);
   tbb::parallel_for(std::size_t{0}, todo.size(), [&](std::size_t k) {
     const auto [c, i] = todo[k];
-    floors.model[c][i] = runner.time_floors(c, i);
+    try {
+      floors.model[c][i] = runner.time_floors(c, i);
+    } catch (const DiagError&) {
+      // No model floor: its simulations fail the same way, and reject_refused reports that.
+    }
   });
 }
 
@@ -217,11 +220,9 @@ class SizeWaves {
     }
   }
 
-  // Mirrors choose(): a candidate wins only as the fastest and when nccl >= (1 + min_gain) * its time.
+  // As choose() decides: a candidate wins only as the fastest and where it beats NCCL.
   static bool above_best(const Coll& pc, SimTime floor) { return pc.best && floor > *pc.best; }
-  bool below_gain(const Coll& pc, SimTime floor) const {
-    return static_cast<double>(floor.ps) * (1.0 + options_.min_gain) > static_cast<double>(pc.nccl.ps);
-  }
+  bool below_gain(const Coll& pc, SimTime floor) const { return !beats_nccl(floor, pc.nccl, options_.min_gain); }
   bool cannot_win(const Coll& pc, SimTime floor) const { return above_best(pc, floor) || below_gain(pc, floor); }
 
   void count_pruned(std::size_t c, std::size_t i, PruneCounts& pruned) const {
@@ -246,7 +247,7 @@ void assemble(const topo::Topology& topo, CollectiveTune& ct, std::size_t coll, 
     const Sample* nccl = runner.sample({coll, -1, s});
     r.nccl = *nccl->time;
     r.nccl_algorithm = nccl->label;
-    r.lower_bound = lower_bound(topo, ct.collective, r.bytes, &runner.params().table).total();
+    r.lower_bound = lower_bound(topo, ct.collective, r.bytes, &runner.model()).total();
     for (std::size_t i = 0; i < ct.candidates.accepted.size(); ++i) {
       const Sample* smp = runner.sample({coll, static_cast<int>(i), s});
       r.times.push_back(smp ? smp->time : std::nullopt);
@@ -257,6 +258,23 @@ void assemble(const topo::Topology& topo, CollectiveTune& ct, std::size_t coll, 
   ct.bands = merge_bands(ct.choices);
 }
 
+// Moves each candidate the simulator refused at some size (for a reason other than the size not
+// splitting into its chunks) from accepted to rejected, with the first such size and the simulator's
+// message. Before assemble: candidate indices in the results are those of the remaining ones.
+void reject_refused(CollectiveTune& ct, std::size_t coll, const Runner& runner, const std::vector<ByteCount>& sizes) {
+  std::vector<std::string> why(ct.candidates.accepted.size());
+  for (std::size_t i = 0; i < why.size(); ++i)
+    for (std::size_t s = 0; s < sizes.size() && why[i].empty(); ++s)
+      if (const Sample* smp = runner.sample({coll, static_cast<int>(i), s}); smp && !smp->error.empty())
+        why[i] = fmt::format("simulator at {} B: {}", sizes[s], smp->error);
+  std::vector<Candidate> kept;
+  for (std::size_t i = 0; i < why.size(); ++i) {
+    if (why[i].empty()) kept.push_back(std::move(ct.candidates.accepted[i]));
+    else ct.candidates.rejected.push_back({ct.candidates.accepted[i].name, std::move(why[i])});
+  }
+  ct.candidates.accepted = std::move(kept);
+}
+
 void raise_floors(Floors& floors, const TuneResult& r, const Runner& runner, std::size_t s) {
   for (std::size_t c = 0; c < r.collectives.size(); ++c)
     for (std::size_t i = 0; i < floors.previous[c].size(); ++i)
@@ -264,24 +282,21 @@ void raise_floors(Floors& floors, const TuneResult& r, const Runner& runner, std
         floors.previous[c][i] = *smp->time;
 }
 
-}  // namespace
-
-TuneResult tune(const topo::Topology& topo, const TuneOptions& options, const sim::SimParams& params) {
-  const auto start = std::chrono::steady_clock::now();
-  data_type(options.dtype);  // reject a bad dtype or output directory before any work
-  check_output_dir(options.out_dir);
-  std::optional<tbb::global_control> limit;
-  if (options.jobs > 0) limit.emplace(tbb::global_control::max_allowed_parallelism, static_cast<std::size_t>(options.jobs));
-
+// Everything after the candidates are known; `start` is when the tune began.
+TuneResult run_tune(const topo::Topology& topo, const TuneOptions& options, const sim::SimParams& params,
+                    const DeployTarget& target, std::vector<CandidateSet> candidates,
+                    std::chrono::steady_clock::time_point start) {
+  if (candidates.size() != options.collectives.size())
+    throw std::invalid_argument("tune: one candidate set per collective");
   TuneResult result;
   result.topology = topo.name();
   result.ranks = topo.num_gpus();
-  result.target = deploy_target(topo, options.runtime);
+  result.target = target;
   result.collectives.resize(options.collectives.size());
-  tbb::parallel_for(std::size_t{0}, options.collectives.size(), [&](std::size_t c) {
+  for (std::size_t c = 0; c < options.collectives.size(); ++c) {
     result.collectives[c].collective = options.collectives[c];
-    result.collectives[c].candidates = enumerate_candidates(topo, options.collectives[c], result.target);
-  });
+    result.collectives[c].candidates = std::move(candidates[c]);
+  }
   result.candidates_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 
   std::filesystem::create_directories(options.out_dir);
@@ -307,18 +322,50 @@ TuneResult tune(const topo::Topology& topo, const TuneOptions& options, const si
     result.pruned_by_time_floor_only += pruned.by_time_floor_only;
     raise_floors(floors, result, runner, s);
   }
-  for (std::size_t c = 0; c < result.collectives.size(); ++c) assemble(topo, result.collectives[c], c, runner, options);
+  for (std::size_t c = 0; c < result.collectives.size(); ++c) {
+    reject_refused(result.collectives[c], c, runner, options.sizes);
+    assemble(topo, result.collectives[c], c, runner, options);
+  }
   result.nodes = topo.num_nodes();
   result.ranks_per_node = topo.gpus_per_node();
   if (options.nccl_space)
     for (CollectiveTune& ct : result.collectives)
-      ct.nccl_space = tune_nccl_space(topo, ct.collective, options.sizes, data_type(options.dtype), params, options.min_gain);
+      ct.nccl_space = tune_nccl_space(topo, ct.collective, options.sizes, options.dtype, params, options.min_gain);
   const auto exports_start = std::chrono::steady_clock::now();
-  plan_exports(topo, result, options, params, data_type(options.dtype));
+  plan_exports(topo, result, options, params, options.dtype);
   result.exports_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - exports_start).count();
   result.elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   write_outputs(result, options);
   return result;
+}
+
+// Runs `work` on options.jobs threads (all cores when 0), in an arena of its own: no process-wide limit.
+template <typename Work>
+TuneResult in_arena(const TuneOptions& options, Work&& work) {
+  tbb::task_arena arena(options.jobs > 0 ? options.jobs : tbb::task_arena::automatic);
+  return arena.execute(std::forward<Work>(work));
+}
+
+}  // namespace
+
+TuneResult tune(const topo::Topology& topo, const TuneOptions& options, const sim::SimParams& params) {
+  const auto start = std::chrono::steady_clock::now();
+  check_output_dir(options.out_dir);  // before any work
+  const DeployTarget target = deploy_target(topo, options.runtime);
+  return in_arena(options, [&] {
+    std::vector<CandidateSet> candidates(options.collectives.size());
+    tbb::parallel_for(std::size_t{0}, options.collectives.size(),
+                      [&](std::size_t c) { candidates[c] = enumerate_candidates(topo, options.collectives[c], target); });
+    return run_tune(topo, options, params, target, std::move(candidates), start);
+  });
+}
+
+TuneResult tune(const topo::Topology& topo, const TuneOptions& options, const sim::SimParams& params,
+                std::vector<CandidateSet> candidates) {
+  const auto start = std::chrono::steady_clock::now();
+  check_output_dir(options.out_dir);
+  const DeployTarget target = deploy_target(topo, options.runtime);
+  return in_arena(options, [&] { return run_tune(topo, options, params, target, std::move(candidates), start); });
 }
 
 }  // namespace ccforge::search

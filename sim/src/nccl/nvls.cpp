@@ -2,8 +2,15 @@
 
 #include <algorithm>
 
+#include "ccforge/sim/sim.hpp"
 #include "costs.hpp"
 #include "nccl_lowering.hpp"
+
+namespace ccforge::sim {
+
+SimTime nvls_step_handoff(SimTime one_way) { return one_way * 4; }
+
+}  // namespace ccforge::sim
 
 namespace ccforge::sim::nccl {
 
@@ -47,8 +54,7 @@ double nvls_chunk(double bytes, int nchannels, int nranks) {
 // The scatter warps fill the next steps' slots (NCCL_STEPS deep) meanwhile, so no producer/consumer
 // wait like a ring step's Simple sync is exposed per step.
 SimTime nvls_step_handoff(const topo::Topology& topo, int first, int count) {
-  const SimTime one_way = topo.route(first, count > 1 ? first + 1 : first).latency;
-  return one_way * 4;
+  return sim::nvls_step_handoff(topo.route(first, count > 1 ? first + 1 : first).latency);
 }
 
 void lower_nvls(Lowering& low, const NcclCall& call) {

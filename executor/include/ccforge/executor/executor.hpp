@@ -12,19 +12,17 @@
 #include <string_view>
 #include <vector>
 
+#include "ccforge/common/data_type.hpp"
 #include "ccforge/common/units.hpp"
 #include "ccforge/ir/ir.hpp"
 
 namespace ccforge::executor {
 
-enum class DataType { Half, BFloat16, Float, Double, Int32, Int64 };
+// Elements are ccforge::DataType (common/data_type.hpp): every type NCCL reduces, on both backends.
 enum class RedOp { Sum, Prod, Min, Max };
 
-const char* to_string(DataType t);  // nccl-tests spelling: "half", "bfloat16", "float", "double", "int32", "int64"
-const char* to_string(RedOp op);    // "sum", "prod", "min", "max"
-std::optional<DataType> data_type_from_string(std::string_view s);
+const char* to_string(RedOp op);  // "sum", "prod", "min", "max"
 std::optional<RedOp> red_op_from_string(std::string_view s);
-std::size_t size_of(DataType t);
 
 // One element of `t` at `p`, as the reductions see it (half/bfloat16 rounded to nearest even).
 void store_element(DataType t, double value, std::byte* p);

@@ -38,7 +38,7 @@ std::vector<NcclTunerBand> nccl_tuner_bands(const std::vector<sim::NcclExplanati
 // pick; then nccl_tuner_bands. The outcome does not depend on the thread count. Simulating LL points
 // of large calls is what costs: each is simulated until its time at half the size exceeds NCCL's pick.
 NcclSpaceTune tune_nccl_space(const topo::Topology& topo, ir::Collective coll, const std::vector<ByteCount>& sizes,
-                              const sim::DataType& dtype, const sim::SimParams& params, double min_gain);
+                              DataType dtype, const sim::SimParams& params, double min_gain);
 
 // nccl-tuner.conf's rules: every band of every collective NCCL asks a tuner about, for the tuned
 // topology's node count and ranks per node (channels 0 where the band keeps NCCL's own count).

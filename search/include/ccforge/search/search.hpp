@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "ccforge/common/data_type.hpp"
 #include "ccforge/common/diag.hpp"
 #include "ccforge/common/params.hpp"
 #include "ccforge/common/units.hpp"
@@ -22,6 +23,7 @@ class Topology;
 }
 namespace ccforge::sim {
 struct SimParams;
+struct Model;
 }
 
 namespace ccforge::search {
@@ -86,8 +88,8 @@ std::vector<std::vector<int>> find_rings(const topo::Topology& topo, int count);
 
 // Lower bounds (algorithms.md §10) on the time of one call with `bytes` as nccl-tests counts them
 // (allreduce/broadcast/reduce: per-rank buffer; allgather/reducescatter/gather/scatter: total; alltoall:
-// per-rank send buffer). With the simulator's parameter table (sim::SimParams::table) the bound uses its
-// link efficiencies, NVLS efficiency and per-call base costs, so that nothing the simulator runs (MSCCL
+// per-rank send buffer). With the simulator's model (sim::build_model) the bound uses its link
+// capacities, NVLS efficiency and per-call base costs, so that nothing the simulator runs (MSCCL
 // algorithms, NCCL's ring/tree/NVLS/p2p) is faster and the best of them come close; without it, the raw
 // hardware bound. The binding mechanism's terms (plain transfers, or NVLS in-switch reduction):
 struct LowerBound {
@@ -96,7 +98,7 @@ struct LowerBound {
   SimTime total() const { return latency + bandwidth; }
 };
 LowerBound lower_bound(const topo::Topology& topo, ir::Collective coll, ByteCount bytes,
-                       const ParamTable* sim_params = nullptr);
+                       const sim::Model* sim_model = nullptr);
 
 // Spanning-tree packing (Blink / ForestColl) over direct GPU-GPU links.
 struct TreePacking {
@@ -196,11 +198,12 @@ struct Choice {
   int winner = -1;  // candidate index, -1 when NCCL is kept
   SimTime lower_bound;
 };
-// The one rule for replacing NCCL: the candidate is at least `min_gain` faster, i.e. NCCL's time is at
-// least (1 + min_gain) times the candidate's.
-bool beats_nccl(SimTime candidate, SimTime nccl, double min_gain);
-// Fastest candidate per size (ties: lower candidate index); NCCL is kept unless it beats_nccl.
+// Fastest candidate per size (ties: lower candidate index); NCCL is kept unless the candidate beats it
+// (beats_nccl).
 std::vector<Choice> choose(const std::vector<SizeResult>& sizes, double min_gain);
+// Whether a candidate taking `time` replaces NCCL taking `nccl`: at least `min_gain` faster, i.e.
+// nccl >= (1 + min_gain) * time. Selection and pruning (a floor that cannot beat NCCL) both ask this.
+bool beats_nccl(SimTime time, SimTime nccl, double min_gain);
 
 struct Band {
   ByteCount min_bytes = 0;
@@ -225,7 +228,7 @@ struct TuneOptions {
   std::vector<ByteCount> sizes;  // ascending
   double min_gain = 0.03;
   int jobs = 0;  // 0: all cores
-  std::string dtype = "half";
+  DataType dtype = DataType::Half;  // decides which sizes split into a candidate's whole chunks
   std::filesystem::path out_dir;
   bool resume = false;
   bool write_candidates = false;  // also every checked candidate as out_dir/candidates/<collective>_<name>.xml
@@ -279,8 +282,14 @@ struct TuneResult {
 };
 
 // Runs the whole tune and writes every output under options.out_dir (atomically), checkpointing
-// finished tasks to out_dir/checkpoint.json so that a killed run continues with options.resume.
+// finished tasks to out_dir/checkpoint.json so that a killed run continues with options.resume. A
+// candidate the simulator refuses at some size for any reason but the size not splitting into its
+// chunks (unmatched sends, a deadlock under the executor's buffer slots) moves to candidates.rejected
+// with the simulator's message and the first such size.
 TuneResult tune(const topo::Topology& topo, const TuneOptions& options, const sim::SimParams& params);
+// The same with the candidates given, one set per options.collectives entry, instead of enumerated.
+TuneResult tune(const topo::Topology& topo, const TuneOptions& options, const sim::SimParams& params,
+                std::vector<CandidateSet> candidates);
 
 // The lines of selection.csv, header first: collective,size_bytes,nccl_us,best_us,speedup,algorithm,
 // protocol,lower_bound_pct.

@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "ccforge/common/data_type.hpp"
 #include "ccforge/common/params.hpp"
 #include "ccforge/common/units.hpp"
 #include "ccforge/ir/ir.hpp"
@@ -27,12 +28,34 @@ struct SimParams {
 };
 
 // Achievable fraction of a link's raw rate (header and flow-control overhead) under `params`, by link
-// kind; NVLink by the architecture of the GPUs it joins. Lower bounds use it to stay true for the sim.
+// kind; NVLink by the architecture of the GPUs it joins.
 double link_efficiency(const ParamTable& params, topo::LinkKind kind, topo::GpuArch arch);
+
+// The facts of the simulator's model that other parts bound or fit against, typed and read once from
+// (topology, parameters): search's lower bounds use exactly what the lowerings and the time floor
+// charge, and no other part spells a parameter name.
+struct Model {
+  std::vector<double> link_capacity;  // per topology link (LinkId order): bytes/s its flows share
+  double nic_efficiency = 1.0;        // achievable share of a NIC's rate
+  SimTime min_call_base;              // smallest per-call base of a call that is not NVLS (NCCL, MSCCL)
+  SimTime nvls_base;                  // NVLS's whole-call latency
+  std::optional<double> nvls_efficiency;  // NVLS payload per wire byte; nullopt where NVLS cannot run
+};
+Model build_model(const topo::Topology& topo, const SimParams& params);
+
+// The wait before every NVLS operation: the multimem poll of the step flags and the fence after the
+// step's loads and stores, two round trips through the switch, i.e. 4 x the one-way GPU-to-GPU latency.
+SimTime nvls_step_handoff(SimTime one_way);
+
+// The model constants a calibration may fit, each moving its own part of the size curve.
+enum class Knob { BaseLL, BaseSimple, NvlsBase, NvlinkEfficiency, NvlsEfficiency };
+// The profile name of `knob` for GPUs of `arch`; nullopt where `params` has none (NVLS before Hopper).
+std::optional<std::string> knob_param(const SimParams& params, Knob knob, topo::GpuArch arch);
 
 // Reads a profile (`ccforge calibrate` output) and splits it between its two owners: "sim." entries
 // are applied to `params`; "link." entries come back as topology load options. Any other name, and a
-// name either table does not know, is a DiagError at its profile line.
+// name either table does not know, and a sim. value out of its unit's range (a ratio outside (0, 1], a
+// negative latency, a rate of 0), is a DiagError at its profile line.
 topo::LoadOptions apply_profile(const std::filesystem::path& profile_path, SimParams& params);
 
 // Chrome/Perfetto trace of one simulation: slices on threadblock tracks, link load as counters.
@@ -65,25 +88,24 @@ struct SimResult {
   std::uint64_t transfers = 0;
 };
 
-// Element types as nccl-tests names them (-d); the size in bytes decides divisibility.
-struct DataType {
-  std::string name;  // "half", "float", ...
-  int bytes = 2;
-};
-std::optional<DataType> data_type_from_string(std::string_view name);
-std::string data_type_names();  // "int8, uint8, ..." for error messages
-
 // What one simulated call is: collective size as nccl-tests means it (allreduce, broadcast, reduce:
 // the per-rank buffer; allgather, reducescatter, alltoall, gather, scatter: the total over ranks).
 struct CallSpec {
   ByteCount bytes = 0;
-  DataType dtype;
+  DataType dtype = DataType::Half;  // its size decides which sizes split into whole elements
 };
 
 // Simulates an MSCCL algorithm. Throws DiagError naming the algorithm file when it does not fit the
 // topology (GPU count) or the call (size not divisible into nchunksperloop chunks of whole elements).
 SimResult simulate(const topo::Topology& topo, const ir::Algorithm& algo, const CallSpec& call,
                    const SimParams& params, Trace* trace = nullptr);
+
+// simulate() for a search over sizes: a call that does not split into the algorithm's nchunksperloop
+// chunks of whole elements is nullopt, a result (the size is outside the algorithm's range) and not a
+// fault. Everything else simulate() refuses (GPU count, unmatched sends, a deadlock under the executor's
+// buffer slots) is still a DiagError.
+std::optional<SimResult> simulate_if_fits(const topo::Topology& topo, const ir::Algorithm& algo, const CallSpec& call,
+                                          const SimParams& params);
 
 // Per call, a lower bound on simulate(topo, algo, call, params).time computed from the algorithm's
 // structure without running events (sim/src/time_floor.cpp): link and issue-rate capacity, threadblock

@@ -50,7 +50,7 @@ struct SweepOptions {
   int iterations = 20;                      // -n
   int warmup = 5;                           // -w
   bool check = true;                        // -c
-  executor::DataType dtype = executor::DataType::Half;
+  DataType dtype = DataType::Half;
   executor::RedOp op = executor::RedOp::Sum;
   bool all_sizes = false;                   // ignore the algorithms' [minBytes, maxBytes] bands
 };
@@ -145,7 +145,7 @@ std::string model_error_csv(const SweepResult& result, const std::vector<Candida
 
 // One fitted parameter, searched inside physical bounds [lower, upper].
 struct FitParam {
-  std::string name;  // "link.*" (topology) or "sim.*" (simulator)
+  std::string name;  // a profile name: link.* (topology) or sim.* (simulator, from sim::knob_param)
   double lower = 0.0;
   double upper = 0.0;
 };

@@ -22,7 +22,7 @@ void expect_floor_below_simulation(const std::string& topology, const std::vecto
   const topo::Topology topo = topo::load_topology(kRoot + "/data/topologies/" + topology);
   const SimParams params;
   std::vector<CallSpec> calls;
-  for (ByteCount bytes : sizes) calls.push_back({bytes, *data_type_from_string("half")});
+  for (ByteCount bytes : sizes) calls.push_back({bytes, DataType::Half});
   for (const ir::Collective coll : {ir::Collective::AllReduce, ir::Collective::AllGather, ir::Collective::ReduceScatter,
                                     ir::Collective::AllToAll, ir::Collective::Broadcast, ir::Collective::Reduce,
                                     ir::Collective::Gather, ir::Collective::Scatter}) {

@@ -19,7 +19,7 @@ const topo::Topology& ndv5() {
   return t;
 }
 
-CallSpec half(ByteCount bytes) { return CallSpec{bytes, *data_type_from_string("half")}; }
+CallSpec half(ByteCount bytes) { return CallSpec{bytes, DataType::Half}; }
 
 // One candidate per (generator, protocol), in the tuner's order.
 std::vector<search::Candidate> one_per_generator_and_protocol() {

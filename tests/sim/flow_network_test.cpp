@@ -1,0 +1,98 @@
+// The selective re-solve (only the component around the links touched since the last settle, as the
+// engine runs it) against the full re-solve oracle (every active flow at every settle): the same rate
+// for every flow after every settle, on random flows over random links and over ndv5's real routes.
+#include "flow_network.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <vector>
+
+#include "ccforge/sim/sim.hpp"
+
+namespace ccforge::sim {
+namespace {
+
+// One network and the generation of each flow's pending finish, which finish() must quote.
+struct Tracked {
+  std::vector<std::uint32_t> generation;
+  FlowNetwork network;
+  Tracked(const std::vector<double>& capacity, std::size_t flows, FlowNetwork::Resolve resolve)
+      : generation(flows, 0),
+        network(capacity, flows, [this](std::uint32_t f, SimTime, std::uint32_t g) { generation[f] = g; }, resolve) {}
+};
+
+// Starts and finishes random flows (paths drawn from `paths`, some rate-capped, some standing for
+// several identical flows), settling both networks after each batch, and compares every flow's rate.
+void expect_same_rates(const std::vector<double>& capacity, const std::vector<std::vector<std::uint32_t>>& paths,
+                       unsigned seed) {
+  constexpr std::size_t kFlows = 64;
+  std::mt19937 rng(seed);
+  Tracked selective(capacity, kFlows, FlowNetwork::Resolve::Selective);
+  Tracked full(capacity, kFlows, FlowNetwork::Resolve::Full);
+  std::vector<bool> active(kFlows, false);
+  SimTime now{0};
+  int compared = 0;
+  for (int batch = 0; batch < 200; ++batch) {
+    for (int k = std::uniform_int_distribution<int>(1, 4)(rng); k > 0; --k) {
+      const std::uint32_t f = std::uniform_int_distribution<std::uint32_t>(0, kFlows - 1)(rng);
+      if (active[f]) {
+        ASSERT_TRUE(selective.network.finish(f, selective.generation[f]));
+        ASSERT_TRUE(full.network.finish(f, full.generation[f]));
+        active[f] = false;
+        continue;
+      }
+      const auto& path = paths[std::uniform_int_distribution<std::size_t>(0, paths.size() - 1)(rng)];
+      const double cap = rng() % 3 == 0 ? capacity[path.front()] * 0.1 : kUnbounded;
+      const double weight = rng() % 4 == 0 ? 3.0 : 1.0;
+      for (Tracked* t : {&selective, &full}) {
+        t->network.start(f, path, 1e9, cap, weight, now);
+        ++t->generation[f];
+      }
+      active[f] = true;
+    }
+    selective.network.settle(now);
+    full.network.settle(now);
+    for (std::uint32_t f = 0; f < kFlows; ++f) {
+      if (!active[f]) continue;
+      const double a = selective.network.state(f).rate, b = full.network.state(f).rate;
+      ASSERT_GT(b, 0.0);
+      EXPECT_NEAR(a, b, 1e-9 * b) << "flow " << f << " after batch " << batch;
+      ++compared;
+    }
+    now += SimTime::from_us(1.0);
+  }
+  EXPECT_GT(compared, 1000);
+}
+
+TEST(FlowNetwork, SelectiveReSolveMatchesTheFullReSolveOnRandomFlows) {
+  // 24 links of mixed capacity, paths of 1-3 distinct links: many small components that merge and split.
+  std::mt19937 rng(7);
+  std::vector<double> capacity;
+  for (int l = 0; l < 24; ++l) capacity.push_back(1e9 * (1 + rng() % 8));
+  std::vector<std::vector<std::uint32_t>> paths(48);
+  for (auto& p : paths) {
+    for (int n = 1 + static_cast<int>(rng() % 3); n > 0; --n) {
+      const auto l = static_cast<std::uint32_t>(rng() % capacity.size());
+      if (std::find(p.begin(), p.end(), l) == p.end()) p.push_back(l);
+    }
+  }
+  for (unsigned seed : {1u, 2u, 3u}) expect_same_rates(capacity, paths, seed);
+}
+
+TEST(FlowNetwork, SelectiveReSolveMatchesTheFullReSolveOnNdv5Routes) {
+  const topo::Topology t = topo::load_topology(std::string(CCFORGE_SOURCE_DIR) + "/data/topologies/ndv5.xml");
+  std::vector<std::vector<std::uint32_t>> paths;
+  for (int i = 0; i < t.num_gpus(); ++i)
+    for (int j = 0; j < t.num_gpus(); ++j) {
+      if (i == j) continue;
+      std::vector<std::uint32_t>& p = paths.emplace_back();
+      for (LinkId l : t.route(i, j).links) p.push_back(l.v);
+    }
+  expect_same_rates(build_model(t, SimParams{}).link_capacity, paths, 11);
+}
+
+}  // namespace
+}  // namespace ccforge::sim
