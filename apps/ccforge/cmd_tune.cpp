@@ -45,7 +45,7 @@ struct TuneFlags {
   std::string runtime;  // empty: the topology's GPU vendor's runtime
   bool export_rooted = false;
   bool replace = false;
-  bool no_nccl_space = false;
+  bool nccl_space = false, no_nccl_space = false;  // neither: search::kNcclSpaceAutoRanks decides
 };
 
 std::vector<ir::Collective> parse_collectives(const std::string& text) {
@@ -128,7 +128,7 @@ void run_tune(const TuneFlags& f) {
   options.prune = !f.no_prune;
   options.export_rooted = f.export_rooted;
   options.replace = f.replace;
-  options.nccl_space = !f.no_nccl_space;
+  if (f.nccl_space || f.no_nccl_space) options.nccl_space = f.nccl_space;
   if (!f.runtime.empty()) {
     options.runtime = ir::runtime_from_string(f.runtime);
     if (!options.runtime)
@@ -144,7 +144,7 @@ void run_tune(const TuneFlags& f) {
   print_summary(result, search::selection_csv_lines(result));
   fmt::print("\nwrote {}/selection.csv, selection.md, bands.csv, {}report.json, DEPLOY.md, env.sh, algorithms/{}{} for {} "
              "on {} SMs/CUs\n",
-             f.out, f.no_nccl_space ? "" : "nccl-tuner.conf, ", f.export_rooted ? ", algorithms-rooted/" : "", f.all_candidates ? ", candidates/" : "",
+             f.out, result.nccl_space_searched ? "nccl-tuner.conf, " : "", f.export_rooted ? ", algorithms-rooted/" : "", f.all_candidates ? ", candidates/" : "",
              ir::runtime_target(result.target.runtime).title, result.target.multiprocessors);
   if (!result.carried_over.empty()) {
     std::string kept;
@@ -152,6 +152,9 @@ void run_tune(const TuneFlags& f) {
     fmt::print("kept {} from the earlier tune in {} (--replace drops them)\n", kept, f.out);
   }
   if (!result.replaced.empty()) fmt::print("{}\n", result.replaced);
+  if (!result.nccl_space_searched && !f.no_nccl_space)
+    fmt::print("nccl-tuner.conf not written: NCCL's own space is searched by default up to {} GPUs (--nccl-space)\n",
+               search::kNcclSpaceAutoRanks);
 }
 
 }  // namespace
@@ -180,8 +183,10 @@ void add_tune_command(CLI::App& app) {
                                                    " (default: rccl for AMD GPUs, msccl-nccl otherwise)");
   cmd->add_flag("--export-rooted", flags->export_rooted,
                 "also export broadcast/reduce/gather/scatter winners (root 0 only) to DIR/algorithms-rooted/");
-  cmd->add_flag("--no-nccl-space", flags->no_nccl_space,
-                "skip the search of NCCL's own space and nccl-tuner.conf (hours on 128+ GPUs, see README)");
+  auto* space = cmd->add_flag("--nccl-space", flags->nccl_space,
+                              "also search NCCL's own space and write nccl-tuner.conf (default: up to " +
+                                  std::to_string(search::kNcclSpaceAutoRanks) + " GPUs; hours on 128, see README)");
+  cmd->add_flag("--no-nccl-space", flags->no_nccl_space, "skip that search")->excludes(space);
   cmd->add_flag("--replace", flags->replace,
                 "drop collectives an earlier tune in DIR had and this one does not tune (default: keep them)");
   cmd->callback([flags] { run_tune(*flags); });

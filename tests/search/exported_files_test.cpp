@@ -26,7 +26,7 @@ TEST_P(ExportedFiles, FitTheRuntimeThatLoadsThem) {
   for (ByteCount b = 1024; b <= (ByteCount{1} << 30); b *= 2) o.sizes.push_back(b);
   o.out_dir = dir;
   o.export_rooted = true;
-  o.nccl_space = false;  // nccl-tuner.conf is not an MSCCL file (and its search takes hours at 128 GPUs)
+  o.nccl_space = false;  // nccl-tuner.conf is not an MSCCL file
   const TuneResult r = tune(topo, o, sim::SimParams{});
   const ir::RuntimeTarget& runtime = ir::runtime_target(r.target.runtime);
   std::size_t files = 0;

@@ -77,7 +77,7 @@ std::string deploy_md(const TuneResult& result, const TuneOptions& options, cons
           "scheduler: it reads the directory unsorted and tests `count % nchunksperloop` without the size "
           "multiplier, so some allgather/reducescatter/alltoall sizes in a band may run NCCL. The bands here are "
           "disjoint, so the file order does not matter.\n\n";
-  if (options.nccl_space) md += "\n" + nccl_tuner_deploy_notes() + "\n";
+  if (result.nccl_space_searched) md += "\n" + nccl_tuner_deploy_notes() + "\n";
   md += "## Checking a file by hand\n\n"
         "`ccforge ir check --runtime " + std::string(runtime.name) + " --gpu MODEL FILE` proves a file and applies the "
         "runtime's load and run rules; `ccforge validate --tuned <this directory>` runs every file on real buffers.\n";

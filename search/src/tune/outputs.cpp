@@ -196,7 +196,7 @@ void write_outputs(TuneResult& result, const TuneOptions& options) {
     write_file_atomically(staging / "selection.csv", csv);
     write_file_atomically(staging / "selection.md",
                           selection_md(result) + carried.selection_md + nccl_space_markdown(result, options.min_gain));
-    if (options.nccl_space) {
+    if (result.nccl_space_searched) {
       std::string conf = nccl_tuner_conf(result, options.min_gain);
       for (const std::string& rule : carried.tuner_rules) conf += rule + "\n";
       write_file_atomically(staging / "nccl-tuner.conf", conf);

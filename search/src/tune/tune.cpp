@@ -328,7 +328,8 @@ TuneResult run_tune(const topo::Topology& topo, const TuneOptions& options, cons
   }
   result.nodes = topo.num_nodes();
   result.ranks_per_node = topo.gpus_per_node();
-  if (options.nccl_space)
+  result.nccl_space_searched = options.nccl_space.value_or(topo.num_gpus() <= kNcclSpaceAutoRanks);
+  if (result.nccl_space_searched)
     for (CollectiveTune& ct : result.collectives)
       ct.nccl_space = tune_nccl_space(topo, ct.collective, options.sizes, options.dtype, params, options.min_gain);
   const auto exports_start = std::chrono::steady_clock::now();

@@ -247,8 +247,9 @@ struct TuneOptions {
   // tune (same topology and runtime); `replace` drops them instead.
   bool replace = false;
   // Also search NCCL's own space per size (every algorithm x protocol x channels NCCL can run) and
-  // write nccl-tuner.conf for the stock-NCCL tuner plugin; costly on large clusters (see README).
-  bool nccl_space = true;
+  // write nccl-tuner.conf for the stock-NCCL tuner plugin. Unset: only up to kNcclSpaceAutoRanks GPUs,
+  // since simulating NCCL's LL trees and rings on 128 GPUs costs seconds per point (hours per tune).
+  std::optional<bool> nccl_space;
   // Called from worker threads (serialised) after each finished task, and once at the end.
   std::function<void(std::size_t done, std::size_t total)> progress;
 };
@@ -261,8 +262,11 @@ struct CollectiveTune {
   std::vector<Band> bands;
   NcclSpaceTune nccl_space;  // NCCL's own space at every size, and the bands written to nccl-tuner.conf
 };
+inline constexpr int kNcclSpaceAutoRanks = 16;
+
 struct TuneResult {
   std::string topology;
+  bool nccl_space_searched = false;  // nccl-tuner.conf written (TuneOptions::nccl_space)
   int ranks = 0;
   DeployTarget target;
   std::vector<std::string> carried_over;  // collectives kept from an earlier tune in out_dir
