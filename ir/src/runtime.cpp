@@ -46,21 +46,17 @@ RuntimeTarget msccl_nccl() {
   return t;
 }
 
+// RCCL's MSCCL is msccl-executor-nccl's ported: the same parser, struct field widths and node array.
 RuntimeTarget rccl() {
-  RuntimeTarget t;
+  RuntimeTarget t = msccl_nccl();
   t.runtime = Runtime::Rccl;
   t.name = "rccl";
   t.title = "RCCL's MSCCL (ROCm >= 6.0)";
-  // src/include/msccl/msccl_struct.h: steps, count, per-channel and fusion limits as msccl-executor-nccl,
-  // but MSCCL_MAX_NUM_THREAD_BLOCKS 64; MAXCHANNELS 128 (src/include/device.h), and the parser accepts
+  // src/include/msccl/msccl_struct.h: MSCCL_MAX_NUM_THREAD_BLOCKS 64 (steps, count, per-channel and
+  // fusion limits as msccl-executor-nccl); MAXCHANNELS 128 (src/include/device.h), and the parser accepts
   // a channel up to MAXCHANNELS (msccl_parser.cc).
-  t.limits = Limits{};
   t.limits.max_channels = 128;
   t.max_tbs_per_rank = 64;
-  t.max_dependee_tb = kMaxInt8;
-  t.max_offset = kMaxInt16;
-  t.max_counted_xml_nodes = kMaxCountedXmlNodes;
-  t.max_ranks = kMaxSubs;
   // src/misc/msccl/msccl_lifecycle.cc mscclRunSavedParams: gather and scatter have entry points too.
   t.scheduled = {C::AllReduce, C::AllGather, C::ReduceScatter, C::AllToAll, C::Broadcast, C::Reduce,
                  C::Gather,    C::Scatter,   C::Send,          C::Recv,     C::AllToAllV};
