@@ -134,13 +134,21 @@ std::vector<GenRequest> grid_requests(const GeneratorInfo& gen, const topo::Topo
 
 }  // namespace
 
+// Every runtime_misfit reason starts with this word (then the runtime's name).
+constexpr std::string_view kRuntimeReason = "runtime ";
+
 std::optional<std::string> runtime_misfit(const ir::Algorithm& algo, const DeployTarget& target) {
   ir::CheckReport report;
   ir::check_loadable(algo, ir::runtime_target(target.runtime), target.multiprocessors, report);
   if (report.ok()) return std::nullopt;
   const ir::CheckIssue& first = report.issues.front();
-  return fmt::format("runtime {}: {}: {}{}", ir::to_string(target.runtime), first.rule, first.message,
+  return fmt::format("{}{}: {}: {}{}", kRuntimeReason, ir::to_string(target.runtime), first.rule, first.message,
                      report.issues.size() > 1 ? fmt::format(" (and {} more)", report.issues.size() - 1) : "");
+}
+
+std::size_t runtime_rejections(const CandidateSet& set) {
+  return static_cast<std::size_t>(std::count_if(set.rejected.begin(), set.rejected.end(),
+                                                [](const Rejection& r) { return r.reason.starts_with(kRuntimeReason); }));
 }
 
 DeployTarget deploy_target(const topo::Topology& topo, std::optional<ir::Runtime> runtime) {

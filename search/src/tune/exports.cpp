@@ -83,8 +83,7 @@ void plan_outofplace(const topo::Topology& topo, std::vector<VariantJob>& jobs, 
 
 // Why NCCL serves a band: nothing fits the runtime, or nothing beats NCCL by min_gain there.
 std::string why_nccl(const CollectiveTune& ct, const TuneResult& result, const TuneOptions& options) {
-  const auto unfit = std::count_if(ct.candidates.rejected.begin(), ct.candidates.rejected.end(),
-                                   [](const Rejection& r) { return r.reason.rfind("runtime ", 0) == 0; });
+  const std::size_t unfit = runtime_rejections(ct.candidates);
   if (ct.candidates.accepted.empty() && unfit > 0)
     return fmt::format("no candidate fits {} on {} SMs/CUs ({} rejected by its rules, see candidates.rejected)",
                        ir::runtime_target(result.target.runtime).title, result.target.multiprocessors, unfit);

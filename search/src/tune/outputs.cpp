@@ -9,6 +9,7 @@
 #include "ccforge/common/atomic_file.hpp"
 #include "tune/deploy_notes.hpp"
 #include "tune/output_dir.hpp"
+#include "tune/runtime_fit.hpp"
 #include "tune/nccl_tuner_outputs.hpp"
 
 namespace ccforge::search {
@@ -140,8 +141,7 @@ std::string report_json(const TuneResult& result, const TuneOptions& options, co
       bands.push_back({{"min_bytes", b.min_bytes}, {"max_bytes", b.max_bytes}, {"winner", b.winner}, {"file", b.file},
                        {"outofplace_file", b.outofplace_file}, {"outofplace_us", oop_us}, {"note", b.note}});
     }
-    const auto unfit = std::count_if(ct.candidates.rejected.begin(), ct.candidates.rejected.end(),
-                                     [](const Rejection& r) { return r.reason.rfind("runtime ", 0) == 0; });
+    const std::size_t unfit = runtime_rejections(ct.candidates);
     colls.push_back({{"collective", ir::to_string(ct.collective)}, {"candidates", candidates_json(ct)},
                      {"rejected_by_runtime", unfit}, {"sizes", sizes_json(ct)}, {"bands", bands},
                      {"nccl_space", nccl_space_json(ct.nccl_space, options.min_gain)}});

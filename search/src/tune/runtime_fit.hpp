@@ -10,5 +10,7 @@ namespace ccforge::search {
 
 // nullopt when `target`'s runtime can load and run `algo`; else its first issue and how many more.
 std::optional<std::string> runtime_misfit(const ir::Algorithm& algo, const DeployTarget& target);
+// How many of `set`'s rejections are runtime_misfit's.
+std::size_t runtime_rejections(const CandidateSet& set);
 
 }  // namespace ccforge::search
