@@ -17,10 +17,11 @@ std::string band_table(const TuneResult& result) {
   std::string md = "| collective | sizes (nccl-tests) | in-place calls | out-of-place calls | note |\n|---|---|---|---|---|\n";
   for (const CollectiveTune& ct : result.collectives)
     for (const Band& b : ct.bands) {
-      const char* nccl = "NCCL";
-      const bool alltoall_style = b.winner >= 0 && !ct.candidates.accepted[static_cast<std::size_t>(b.winner)].algorithm.inplace;
-      const std::string in = alltoall_style ? "NCCL" : file_or(b.file, nccl);
-      const std::string out = alltoall_style ? file_or(b.file, nccl) : file_or(b.outofplace_file, nccl);
+      // Alltoall winners are out-of-place files already; every other winner is in-place plus its variant.
+      const bool outofplace_only =
+          b.winner >= 0 && !ct.candidates.accepted[static_cast<std::size_t>(b.winner)].algorithm.inplace;
+      const std::string in = outofplace_only ? "NCCL" : file_or(b.file, "NCCL");
+      const std::string out = file_or(outofplace_only ? b.file : b.outofplace_file, "NCCL");
       md += fmt::format("| {} | {} | {} | {} | {} |\n", ir::to_string(ct.collective), band_range(b), in, out, b.note);
     }
   return md;
