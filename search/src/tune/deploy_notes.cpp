@@ -10,7 +10,7 @@ namespace {
 
 std::string band_range(const Band& b) { return format_size(b.min_bytes) + " - " + format_size(b.max_bytes); }
 
-std::string file_or(const std::string& file, const char* otherwise) { return file.empty() ? otherwise : "`" + file + "`"; }
+std::string file_or(const std::string& file, const char* otherwise) { return file.empty() ? otherwise : fmt::format("`{}`", file); }
 
 // One row per band: what an in-place and an out-of-place call of that size runs.
 std::string band_table(const TuneResult& result) {
@@ -78,10 +78,11 @@ std::string deploy_md(const TuneResult& result, const TuneOptions& options, cons
           "scheduler: it reads the directory unsorted and tests `count % nchunksperloop` without the size "
           "multiplier, so some allgather/reducescatter/alltoall sizes in a band may run NCCL. The bands here are "
           "disjoint, so the file order does not matter.\n\n";
-  if (result.nccl_space_searched) md += "\n" + nccl_tuner_deploy_notes() + "\n";
-  md += "## Checking a file by hand\n\n"
-        "`ccforge ir check --runtime " + std::string(runtime.name) + " --gpu MODEL FILE` proves a file and applies the "
-        "runtime's load and run rules; `ccforge validate --tuned <this directory>` runs every file on real buffers.\n";
+  if (result.nccl_space_searched) md += fmt::format("\n{}\n", nccl_tuner_deploy_notes());
+  md += fmt::format("## Checking a file by hand\n\n"
+                    "`ccforge ir check --runtime {} --gpu MODEL FILE` proves a file and applies the runtime's load and "
+                    "run rules; `ccforge validate --tuned <this directory>` runs every file on real buffers.\n",
+                    runtime.name);
   return md;
 }
 
