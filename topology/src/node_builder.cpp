@@ -176,7 +176,6 @@ class NodeBuilder {
       const GpuModel& model = *find_gpu_model(raw.model);
       GpuInfo info{placed.vertex, node_ * n + raw.rank, node_, raw.rank, placed.numa, raw.sm, model.arch, model.name,
                    std::nullopt, placed.fabric, placed.pcie, Bandwidth{}};
-      info.multiprocessors = model.multiprocessors;
       if (const auto nic = nearest_nic(placed)) {
         info.nearest_nic = nics_[*nic].vertex;
         info.nic_bandwidth = nics_[*nic].speed;

@@ -65,22 +65,12 @@ TopologyInputs topology_inputs(const topo::Topology& topo, ir::Collective coll) 
 enum class Outcome { Accepted, Rejected, Unfit };
 
 Outcome try_one(const GeneratorInfo& gen, const GenRequest& req, const DeployTarget& target, CandidateSet& out) {
-  Generated g = try_generate(gen, req);
-  const std::string label = g.algorithm ? g.algorithm->name : candidate_name(gen.name, req);
-  if (!g.algorithm) {
-    out.rejected.push_back({label, g.why_not});
-    return Outcome::Rejected;
+  Proven p = build_proven(gen, req, target);
+  if (!p.algorithm) {
+    out.rejected.push_back({std::move(p.name), std::move(p.why_not)});
+    return p.unfit ? Outcome::Unfit : Outcome::Rejected;
   }
-  const ir::CheckReport report = ir::check(*g.algorithm);
-  if (!report.ok()) {
-    out.rejected.push_back({label, "checker: " + report.issues.front().rule + ": " + report.issues.front().message});
-    return Outcome::Rejected;
-  }
-  if (auto misfit = runtime_misfit(*g.algorithm, target)) {
-    out.rejected.push_back({label, std::move(*misfit)});
-    return Outcome::Unfit;
-  }
-  out.accepted.push_back({label, std::string(gen.name), req, std::move(*g.algorithm)});
+  out.accepted.push_back({std::move(p.name), std::string(gen.name), req, std::move(*p.algorithm)});
   return Outcome::Accepted;
 }
 
@@ -146,6 +136,17 @@ std::optional<std::string> runtime_misfit(const ir::Algorithm& algo, const Deplo
                      report.issues.size() > 1 ? fmt::format(" (and {} more)", report.issues.size() - 1) : "");
 }
 
+Proven build_proven(const GeneratorInfo& gen, const GenRequest& req, const DeployTarget& target) {
+  Generated g = try_generate(gen, req);
+  if (!g.algorithm) return {candidate_name(gen.name, req), std::nullopt, std::move(g.why_not)};
+  std::string name = g.algorithm->name;
+  const ir::CheckReport report = ir::check(*g.algorithm);
+  if (!report.ok())
+    return {std::move(name), std::nullopt, "checker: " + report.issues.front().rule + ": " + report.issues.front().message};
+  if (auto misfit = runtime_misfit(*g.algorithm, target)) return {std::move(name), std::nullopt, std::move(*misfit), true};
+  return {std::move(name), std::move(g.algorithm), {}};
+}
+
 std::size_t runtime_rejections(const CandidateSet& set) {
   return static_cast<std::size_t>(std::count_if(set.rejected.begin(), set.rejected.end(),
                                                 [](const Rejection& r) { return r.reason.starts_with(kRuntimeReason); }));
@@ -155,10 +156,10 @@ DeployTarget deploy_target(const topo::Topology& topo, std::optional<ir::Runtime
   DeployTarget target;
   bool amd = false;
   for (int r = 0; r < topo.num_gpus(); ++r) {
-    const topo::GpuInfo& gpu = topo.gpu(r);
-    amd = amd || gpu.arch == topo::GpuArch::Cdna3;
-    if (gpu.multiprocessors > 0 && (target.multiprocessors == 0 || gpu.multiprocessors < target.multiprocessors))
-      target.multiprocessors = gpu.multiprocessors;
+    const auto spec = topo::gpu_spec(topo.gpu(r).model);  // every loaded GPU's model is a known one
+    amd = amd || spec->amd;
+    if (target.multiprocessors == 0 || spec->multiprocessors < target.multiprocessors)
+      target.multiprocessors = spec->multiprocessors;
   }
   target.runtime = runtime.value_or(ir::runtime_for_vendor(amd));
   return target;

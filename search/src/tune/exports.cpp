@@ -12,22 +12,14 @@ namespace ccforge::search {
 
 namespace {
 
-struct Variant {
-  std::optional<ir::Algorithm> algorithm;
-  std::string why_not;
-};
-
 // The winner rebuilt by its generator with out-of-place buffers, proven and fit for the runtime.
-Variant outofplace_build(const Candidate& winner, const DeployTarget& target) {
+Proven outofplace_build(const Candidate& winner, const DeployTarget& target) {
   GenRequest req = winner.request;
   req.inplace = false;
-  Generated g = try_generate(*find_generator(winner.generator), req);
-  if (!g.algorithm) return {std::nullopt, "its generator builds no out-of-place variant: " + g.why_not};
-  const ir::CheckReport report = ir::check(*g.algorithm);
-  if (!report.ok()) return {std::nullopt, "the out-of-place variant fails the checker: " + report.issues.front().message};
-  if (auto misfit = runtime_misfit(*g.algorithm, target)) return {std::nullopt, "the out-of-place variant does not fit: " + *misfit};
-  g.algorithm->name = winner.name + "_oop";
-  return {std::move(g.algorithm), {}};
+  Proven p = build_proven(*find_generator(winner.generator), req, target);
+  if (p.algorithm) p.algorithm->name = winner.name + "_oop";
+  else p.why_not = "the out-of-place variant: " + p.why_not;
+  return p;
 }
 
 // A band whose in-place winner may ship an out-of-place variant, and the tuned sizes it must win at.
@@ -44,7 +36,7 @@ struct VariantJob {
 void plan_outofplace(const topo::Topology& topo, std::vector<VariantJob>& jobs, const TuneResult& result,
                      const TuneOptions& options, const sim::SimParams& params, DataType dtype) {
   tbb::parallel_for(std::size_t{0}, jobs.size(), [&](std::size_t j) {
-    Variant v = outofplace_build(*jobs[j].winner, result.target);
+    Proven v = outofplace_build(*jobs[j].winner, result.target);
     jobs[j].band->outofplace = std::move(v.algorithm);
     jobs[j].why_not = std::move(v.why_not);
     jobs[j].times.resize(jobs[j].sizes.size());

@@ -63,7 +63,6 @@ struct GpuInfo {
   Bandwidth nvlink_bandwidth;  // total GPU-fabric bandwidth (NVLink/xGMI) per direction
   Bandwidth pcie_bandwidth;
   Bandwidth nic_bandwidth;     // of nearest_nic, 0 when none
-  int multiprocessors = 0;     // SMs (NVIDIA) or compute units (AMD), from the model's datasheet
 };
 
 // What other parts need of a GPU model ccforge knows ("H100 SXM", "MI300X", ...).
