@@ -8,6 +8,7 @@
 
 #include "ccforge/ir/ir.hpp"
 #include "generators.hpp"
+#include "source_dir.hpp"
 
 namespace ccforge::ir {
 namespace {

@@ -6,6 +6,7 @@
 #include "ccforge/search/search.hpp"
 #include "ccforge/sim/sim.hpp"
 #include "ccforge/topology/topology.hpp"
+#include "source_dir.hpp"
 
 namespace {
 

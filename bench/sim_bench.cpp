@@ -2,6 +2,7 @@
 #include <benchmark/benchmark.h>
 
 #include "ccforge/sim/sim.hpp"
+#include "source_dir.hpp"
 
 namespace {
 

@@ -7,6 +7,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include "source_dir.hpp"
 
 namespace {
 

@@ -7,9 +7,10 @@
 
 #include "ccforge/topology/topology.hpp"
 #include "fuzz_input.hpp"
+#include "source_dir.hpp"
 
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
-  for (const auto& e : std::filesystem::directory_iterator(CCFORGE_SOURCE_DIR "/data/topologies"))
+  for (const auto& e : std::filesystem::directory_iterator(std::filesystem::path(CCFORGE_SOURCE_DIR) / "data/topologies"))
     std::filesystem::copy_file(e.path(), ccforge::fuzz::work_dir() / e.path().filename(),
                                std::filesystem::copy_options::overwrite_existing);
   return 0;

@@ -1,6 +1,7 @@
 #include "test_files.hpp"
 
 #include <algorithm>
+#include "source_dir.hpp"
 
 namespace ccforge::ir::testfiles {
 namespace {

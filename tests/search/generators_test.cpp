@@ -8,6 +8,7 @@
 
 #include "ccforge/search/search.hpp"
 #include "ccforge/topology/topology.hpp"
+#include "source_dir.hpp"
 
 namespace ccforge::search {
 namespace {

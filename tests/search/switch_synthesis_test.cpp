@@ -7,6 +7,7 @@
 #include "ccforge/sim/sim.hpp"
 #include "ccforge/topology/topology.hpp"
 #include "best_candidate.hpp"
+#include "source_dir.hpp"
 
 namespace ccforge::search {
 namespace {

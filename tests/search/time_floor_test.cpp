@@ -10,6 +10,7 @@
 
 #include "ccforge/search/search.hpp"
 #include "ccforge/sim/sim.hpp"
+#include "source_dir.hpp"
 
 namespace ccforge::sim {
 namespace {

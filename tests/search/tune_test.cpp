@@ -14,6 +14,7 @@
 #include "ccforge/search/search.hpp"
 #include "ccforge/sim/sim.hpp"
 #include "ccforge/topology/topology.hpp"
+#include "source_dir.hpp"
 
 namespace ccforge::search {
 namespace {

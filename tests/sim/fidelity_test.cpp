@@ -14,6 +14,7 @@
 
 #include "ccforge/sim/sim.hpp"
 #include "published_ndv5.hpp"
+#include "source_dir.hpp"
 
 namespace ccforge::sim {
 namespace {

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "ccforge/sim/sim.hpp"
+#include "source_dir.hpp"
 
 namespace ccforge::sim {
 namespace {

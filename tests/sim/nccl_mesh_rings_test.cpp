@@ -9,6 +9,7 @@
 
 #include "ccforge/sim/sim.hpp"
 #include "mesh_rings.hpp"
+#include "source_dir.hpp"
 
 namespace ccforge::sim {
 namespace {

@@ -10,6 +10,7 @@
 #include "lowering.hpp"
 #include "nccl_lowering.hpp"
 #include "trees.hpp"
+#include "source_dir.hpp"
 
 namespace ccforge::sim {
 namespace {

@@ -8,6 +8,7 @@
 #include <tuple>
 
 #include "ccforge/sim/sim.hpp"
+#include "source_dir.hpp"
 
 namespace ccforge::sim {
 namespace {

@@ -7,6 +7,7 @@
 
 #include "ccforge/search/search.hpp"
 #include "periodic_agreement.hpp"
+#include "source_dir.hpp"
 
 namespace ccforge::sim {
 namespace {

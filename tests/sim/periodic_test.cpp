@@ -11,6 +11,7 @@
 #include "ccforge/sim/sim.hpp"
 #include "engine.hpp"
 #include "periodic_agreement.hpp"
+#include "source_dir.hpp"
 
 namespace ccforge::sim {
 namespace {

@@ -6,6 +6,7 @@
 #include <iterator>
 #include <set>
 #include <string>
+#include "source_dir.hpp"
 
 namespace ccforge::topo {
 namespace {

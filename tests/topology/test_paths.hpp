@@ -3,6 +3,7 @@
 
 #include <filesystem>
 #include <string>
+#include "source_dir.hpp"
 
 namespace ccforge::topo::testing {
 

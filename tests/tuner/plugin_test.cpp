@@ -19,6 +19,7 @@
 #include "ccforge/topology/topology.hpp"
 #include "ccforge/tuner/nccl_tuner_abi.h"
 #include "ccforge/tuner/tuner_conf.hpp"
+#include "source_dir.hpp"
 
 namespace ccforge::search {
 namespace {

@@ -9,6 +9,7 @@
 
 #include "ccforge/executor/executor.hpp"
 #include "ccforge/validate/validate.hpp"
+#include "source_dir.hpp"
 
 namespace ccforge::validate {
 namespace {

@@ -10,6 +10,7 @@
 
 #include "ccforge/common/atomic_file.hpp"
 #include "ccforge/validate/validate.hpp"
+#include "source_dir.hpp"
 
 namespace ccforge::validate {
 namespace {

@@ -14,6 +14,7 @@
 #include "ccforge/sim/sim.hpp"
 #include "ccforge/topology/topology.hpp"
 #include "ccforge/validate/validate.hpp"
+#include "source_dir.hpp"
 
 namespace ccforge {
 namespace {
