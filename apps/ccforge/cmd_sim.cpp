@@ -16,6 +16,7 @@
 #include "ccforge/sim/sim.hpp"
 #include "ccforge/topology/topology.hpp"
 #include "commands.hpp"
+#include "run_conditions.hpp"
 #include "sim_explain.hpp"
 #include "size_flags.hpp"
 #include "topo_input.hpp"
@@ -25,6 +26,7 @@ namespace {
 
 struct SimFlags {
   TopoInput topo;
+  RunConditionFlags conditions;
   std::string coll;
   std::string algo = "nccl";
   std::string begin = "1K", end = "1G";
@@ -94,6 +96,7 @@ void run(const SimFlags& f) {
   sim::SimParams params;
   if (f.dump_params) {
     if (!f.profile.empty()) sim::apply_profile(f.profile, params);
+    apply_run_conditions(f.conditions, params);
     print_params(params);
     return;
   }
@@ -111,6 +114,7 @@ void run(const SimFlags& f) {
   }
   const std::vector<ByteCount> sizes = sizes_from_flags(f.begin, f.end, f.factor);
   topo::LoadOptions options = f.profile.empty() ? topo::LoadOptions{} : sim::apply_profile(f.profile, params);
+  apply_run_conditions(f.conditions, params);
   options.machine = machine_description(f.topo);
   const topo::Topology topo = topo::load_topology(topo_file, options);
   warn_sizes_beyond_gpu_memory(topo, sizes);
@@ -178,6 +182,7 @@ void add_sim_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("-d,--datatype", flags->dtype, "element type: " + data_type_names())->capture_default_str();
   cmd->add_option("--profile", flags->profile, "profile file overriding link.* and sim.* parameters");
+  add_run_condition_flags(*cmd, flags->conditions);
   cmd->add_option("--format", flags->format, "table, csv or json")->capture_default_str();
   cmd->add_option("--trace", flags->trace, "write a Chrome/Perfetto trace (JSON) of the smallest size here");
   cmd->add_flag("--explain", flags->explain,

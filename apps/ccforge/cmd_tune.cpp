@@ -18,6 +18,7 @@
 #include "ccforge/sim/sim.hpp"
 #include "ccforge/topology/topology.hpp"
 #include "commands.hpp"
+#include "run_conditions.hpp"
 #include "size_flags.hpp"
 #include "topo_input.hpp"
 
@@ -30,6 +31,7 @@ constexpr double kMaxMinGain = 100;
 
 struct TuneFlags {
   TopoInput topo;
+  RunConditionFlags conditions;
   std::string coll = "all";
   std::string begin = "1K", end = "1G";
   int factor = 2;
@@ -137,6 +139,7 @@ void run_tune(const TuneFlags& f) {
   options.progress = progress_printer();
   sim::SimParams params;
   topo::LoadOptions load = f.profile.empty() ? topo::LoadOptions{} : sim::apply_profile(f.profile, params);
+  apply_run_conditions(f.conditions, params);
   load.machine = machine_description(f.topo);
   const topo::Topology topology = topo::load_topology(topo_file, load);
   warn_sizes_beyond_gpu_memory(topology, options.sizes);
@@ -174,6 +177,7 @@ void add_tune_command(CLI::App& app) {
       ->check(finite_range(0, kMaxMinGain))->capture_default_str();
   cmd->add_option("-d,--dtype", flags->dtype, "element type (decides which sizes split into whole chunks)")->capture_default_str();
   cmd->add_option("--profile", flags->profile, "profile file overriding link.* and sim.* parameters (ccforge calibrate)");
+  add_run_condition_flags(*cmd, flags->conditions);
   cmd->add_flag("--resume", flags->resume, "continue a killed run from DIR/checkpoint.jsonl");
   cmd->add_flag("--all-candidates", flags->all_candidates,
                 "also write every candidate that passed the checker to DIR/candidates/ (for ccforge validate --all-sizes)");

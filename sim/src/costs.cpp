@@ -2,6 +2,7 @@
 
 #include "ccforge/sim/sim.hpp"
 
+#include <algorithm>
 #include <string>
 
 namespace ccforge::sim {
@@ -73,6 +74,11 @@ double link_efficiency(const ParamTable& params, topo::LinkKind kind, topo::GpuA
     case topo::LinkKind::Network: return params.get("sim.link.net.efficiency");
     default: return 1.0;
   }
+}
+
+SimTime benchmark_iteration_time(SimTime device, const SimParams& params) {
+  const SimTime host = SimTime::from_us(params.table.get("sim.launch.host_per_gpu_us") * params.launch.gpus_per_thread);
+  return std::max(device, host);
 }
 
 }  // namespace ccforge::sim

@@ -316,7 +316,8 @@ SimResult simulate_msccl(const topo::Topology& topo, const ir::Algorithm& algo, 
     }
     return run;
   });
-  return SimResult{stats.makespan + msccl_runtime_costs(params.table).base, algo.name, stats.events, stats.transfers};
+  return SimResult{benchmark_iteration_time(stats.makespan + msccl_runtime_costs(params.table).base, params), algo.name,
+                   stats.events, stats.transfers};
 }
 
 ByteCount msccl_tile_bytes(ir::Protocol proto) { return tile_bytes(proto); }

@@ -96,6 +96,10 @@ std::vector<Param> hardware_params() {
           {"sim.nccl.version", 2.18, "version",
        "NCCL whose tuning tables pick the baseline (2.18 or 2.28); 2.18.3 produced the published ND H100 v5 numbers"},
       {"sim.nccl.nchannels", 32, "channels", "NCCL_MIN_NCHANNELS=32 of the published ND H100 v5 runs (Azure/msccl docs/performance-nd-h100-v5.md)"},
+      // The benchmark's launch: one kernel launch per GPU a thread drives, per iteration.
+      {"sim.launch.host_per_gpu_us", 4.555, "us",
+       "fitted: median 36.44 us / 8 GPUs of the 15 rows 8 B-128 KB of an nccl-tests -g 8 log (H100, NCCL 2.26.2, "
+       "tests/data/nccl-tests/h100_8gpu_1node_allreduce_ring.log), sizes where the GPUs finish sooner"},
       {"sim.net.proxy_us", 1.0, "us", "NCCL v2.28.9 src/graph/tuning.cc getNetOverhead (Intel CPU: 1 us)"},
   };
 }

@@ -71,7 +71,9 @@ double tree_bus_bw(const NcclView& v, int proto, double bw) {
   return bus;
 }
 
-bool nvls_capable(const NcclView& v) { return v.nvswitch && v.tables->nvls_efficiency[v.arch] > 0.0; }
+bool nvls_capable(const NcclView& v) {
+  return v.nvls_enabled && v.nvswitch && v.tables->nvls_efficiency[v.arch] > 0.0;
+}
 
 // NVLSTree: each NVLS head (one per NIC) moves its share through its NIC; the graph's per-channel
 // speed is that NIC's. 2.28 caps it by the in-switch rate and perChMaxNVLSTreeBws; 2.18 does not.
@@ -109,7 +111,7 @@ double bus_bw(const NcclView& v, ir::Collective coll, int algo, int proto) {
   }
   if (algo == kPat) {
     // ncclPatEnable: 2.23+, one GPU per node, Simple only, allgather and reducescatter.
-    if (!v.tables->pat || proto != kSimple || !gather_like(coll) || v.ppn != 1) return 0.0;
+    if (!v.tables->pat || !v.pat_enabled || proto != kSimple || !gather_like(coll) || v.ppn != 1) return 0.0;
     return bw * kPatBwFactor;
   }
   return 0.0;  // CollNet: no SHARP fabric modelled
@@ -165,8 +167,11 @@ double datasheet_link_gbs(const topo::Topology& topo, topo::GpuArch arch) {
 
 }  // namespace
 
-NcclView make_view(const topo::Topology& topo, const ParamTable& params) {
+int max_channels(double nccl_version) { return nccl_version < 2.25 ? 32 : 64; }
+
+NcclView make_view(const topo::Topology& topo, const SimParams& sim_params) {
   NcclView v;
+  const ParamTable& params = sim_params.table;
   const double version = params.get("sim.nccl.version");
   if (version == 2.18)
     v.tables = &kNccl2_18_3;
@@ -191,7 +196,9 @@ NcclView make_view(const topo::Topology& topo, const ParamTable& params) {
     if (topo.gpu(r).nearest_nic) nics.insert(topo.gpu(r).nearest_nic->v);
   }
   v.nvls_heads = static_cast<int>(nics.size());
-  v.nchannels = static_cast<int>(params.get("sim.nccl.nchannels"));
+  v.nchannels = nccl_channels(static_cast<int>(params.get("sim.nccl.nchannels")), sim_params.nccl, max_channels(version));
+  v.nvls_enabled = sim_params.nccl.nvls.value_or(true);
+  v.pat_enabled = sim_params.nccl.pat.value_or(true);
   return v;
 }
 

@@ -19,11 +19,16 @@ struct NcclView {
   double inter_bw_gbs = 0.0;   // per-GPU network bandwidth (its NIC), NCCL units
   bool nvswitch = false;       // GPUs meet in an NVSwitch
   int nvls_heads = 0;          // NICs per node (NVLSTree sends each head's share through one NIC)
-  int nchannels = 1;           // ring/tree channels (NCCL_MIN_NCHANNELS in the reference runs)
+  int nchannels = 1;           // ring/tree channels after NCCL_MIN/MAX_NCHANNELS and _CTAS
+  bool nvls_enabled = true;    // NCCL_NVLS_ENABLE
+  bool pat_enabled = true;     // NCCL_PAT_ENABLE
 };
 
+// MAXCHANNELS of the NCCL version: 32 up to 2.24, 64 from 2.25 (src/include/device.h at v2.24.3-1, v2.25.1-1).
+int max_channels(double nccl_version);
+
 // Throws DiagError when sim.nccl.version names a version whose tables ccforge does not carry.
-NcclView make_view(const topo::Topology& topo, const ParamTable& params);
+NcclView make_view(const topo::Topology& topo, const SimParams& params);
 
 // NCCL's estimate in microseconds, or nullopt when NCCL would not run (algo, proto) for this call.
 std::optional<double> model_time_us(const NcclView& view, ir::Collective coll, int algo, int proto, double bytes);

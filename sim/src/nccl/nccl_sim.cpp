@@ -103,7 +103,7 @@ std::optional<NcclRequest> parse_nccl_request(std::string_view text) {
 
 NcclChoice nccl_choose(const topo::Topology& topo, ir::Collective coll, ByteCount bytes, const NcclRequest& request,
                        const SimParams& params) {
-  const nccl::NcclView view = nccl::make_view(topo, params.table);
+  const nccl::NcclView view = nccl::make_view(topo, params);
   if (p2p_collective(coll)) {
     // NCCL runs these as grouped send/recv, without a tuning model or a choice to make.
     const bool p2p_ok =
@@ -114,8 +114,10 @@ NcclChoice nccl_choose(const topo::Topology& topo, ir::Collective coll, ByteCoun
   best.model_us = std::numeric_limits<double>::infinity();
   for (NcclAlgo a : kAlgos) {
     if (a == NcclAlgo::P2p || (request.algo && *request.algo != a)) continue;
+    if (params.nccl.algorithms && !params.nccl.algorithms->allows(coll, algo_index(a))) continue;
     for (ir::Protocol p : kProtos) {
       if (request.proto && *request.proto != p) continue;
+      if (params.nccl.protocols && !params.nccl.protocols->allows(coll, proto_index(p))) continue;
       const auto t = nccl::model_time_us(view, coll, algo_index(a), proto_index(p), static_cast<double>(bytes));
       if (t && *t < best.model_us) best = NcclChoice{a, p, 0, *t};
     }
@@ -126,8 +128,9 @@ NcclChoice nccl_choose(const topo::Topology& topo, ir::Collective coll, ByteCoun
                      request.algo ? to_string(*request.algo) : "any algorithm", request.proto ? " with protocol " : "",
                      request.proto ? ir::to_string(*request.proto) : ""),
          "tree is allreduce only; nvls needs Hopper+ NVSwitch and one node, nvlstree Hopper+ NVSwitch and 2+ "
-         "nodes (allreduce); pat needs sim.nccl.version=2.28 and one GPU per node (allgather/reducescatter); "
-         "nvls, nvlstree and pat are Simple only; p2p serves alltoall/gather/scatter with Simple; use --algo nccl");
+         "nodes (allreduce); pat needs --nccl-version 2.23+ and one GPU per node (allgather/reducescatter); "
+         "nvls, nvlstree and pat are Simple only; p2p serves alltoall/gather/scatter with Simple; NCCL_ALGO, "
+         "NCCL_PROTO, NCCL_NVLS_ENABLE and NCCL_PAT_ENABLE given with --env narrow the choice; use --algo nccl");
   }
   best.nchannels =
       nccl::channels_for_call(view, algo_index(best.algo), proto_index(best.proto), static_cast<double>(bytes));
@@ -171,7 +174,7 @@ SimResult simulate_nccl_point(const topo::Topology& topo, ir::Collective coll, c
     fail_at(topo.source_file(), 0, fmt::format("{} stalled: {} transfers never finished", choice.name(), stats.unfinished),
          "a route crosses a link of zero bandwidth; check the topology or profile");
   }
-  return SimResult{stats.makespan + base, choice.name(), stats.events, stats.transfers};
+  return SimResult{benchmark_iteration_time(stats.makespan + base, params), choice.name(), stats.events, stats.transfers};
 }
 
 }  // namespace ccforge::sim

@@ -1,9 +1,11 @@
 // NCCL's space of choices for one call (what a tuner plugin may force) and "why this algorithm": every
-// point simulated, NCCL's own pick first. Built on the public nccl_choose/simulate_nccl_point only.
+// point simulated, NCCL's own pick first. Built on nccl_choose/simulate_nccl_point and the communicator's
+// channel count (nccl_model's view).
 #include <algorithm>
 
 #include "ccforge/common/diag.hpp"
 #include "ccforge/sim/sim.hpp"
+#include "nccl_model.hpp"
 
 namespace ccforge::sim {
 namespace {
@@ -35,7 +37,7 @@ std::vector<int> channel_counts(const NcclChoice& own, int full) {
 std::vector<NcclPointTime> nccl_space(const topo::Topology& topo, ir::Collective coll, ByteCount bytes,
                                       const SimParams& params) {
   if (grouped_send_recv(coll)) return {};
-  const int full = static_cast<int>(params.table.get("sim.nccl.nchannels"));
+  const int full = nccl::make_view(topo, params).nchannels;
   const NcclChoice pick = nccl_choose(topo, coll, bytes, {}, params);
   std::vector<NcclPointTime> space{{pick, SimTime{0}, true, false}};
   for (NcclAlgo a : kTunableAlgos)

@@ -16,6 +16,7 @@
 #include "ccforge/common/params.hpp"
 #include "ccforge/common/units.hpp"
 #include "ccforge/ir/ir.hpp"
+#include "ccforge/sim/run_conditions.hpp"
 #include "ccforge/topology/topology.hpp"
 
 namespace ccforge::sim {
@@ -25,7 +26,17 @@ ParamTable default_sim_params();
 
 struct SimParams {
   ParamTable table = default_sim_params();
+  LaunchMode launch;     // how the benchmark drives the GPUs (nccl-tests -t/-g)
+  NcclSettings nccl;     // NCCL_* variables of the run (NCCL's choice, channels)
 };
+
+// What nccl-tests reports per iteration of a call whose GPU work takes `device`: iterations are queued
+// back to back, so a thread that launches on several GPUs (-g > 1) is done with an iteration only after
+// launching a kernel on each, and the reported time is the longer of the two.
+SimTime benchmark_iteration_time(SimTime device, const SimParams& params);
+
+// Sets the NCCL version whose choices the baseline reproduces (from parse_nccl_version).
+void set_nccl_version(SimParams& params, double version);
 
 // Achievable fraction of a link's raw rate (header and flow-control overhead) under `params`, by link
 // kind; NVLink by the architecture of the GPUs it joins.
