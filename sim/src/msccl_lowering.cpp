@@ -17,27 +17,11 @@
 namespace ccforge::sim {
 namespace {
 
-// Executor tile per chunk per iteration (formats.md §1.7, msccl-executor-nccl c6f6b36d
-// src/misc/msccl/msccl_setup.cc): Simple 4 steps x 512 KiB; LL 32 KiB; LL128 614,400 x 15/16.
-// Simple's 2 MiB tile moves through the connection as 4 buffer slots that a forwarding step passes on
-// one by one, so the lowering iterates per slot (512 KiB) to keep that pipelining.
-ByteCount tile_bytes(ir::Protocol proto) {
-  switch (proto) {
-    case ir::Protocol::Simple:
-      return 512u << 10;
-    case ir::Protocol::LL:
-      return 32u << 10;
-    case ir::Protocol::LL128:
-      return 576000;
-  }
-  return 512u << 10;
-}
-
-// Buffer slots per connection: NCCL src/include/device.h `#define NCCL_STEPS 8`. MSCCL passes each
-// chunk's tile through them one step at a time (MSCCL_CHUNKSTEPS = NCCL_STEPS / 2 steps of 512 KiB for
-// Simple, one step for LL/LL128; formats.md §1.7), and a lowered iteration is one such step per chunk,
-// so a send of `count` chunks holds `count` slots until its receiver has consumed them.
-constexpr int kConnectionSlots = 8;
+// Simple's tile passes through the connection as ir::steps_per_tile buffer slots that a forwarding
+// step passes on one by one, so the lowering iterates per slot (ir::step_bytes) to keep that
+// pipelining; LL and LL128 tiles are one slot. A lowered iteration is thus one slot per chunk, and a
+// send of `count` chunks holds `count` of the connection's ir::kNcclSteps slots until its receiver has
+// consumed them (msccl_iteration_bytes).
 
 struct StepRef {
   int rank, tb, step;
@@ -99,14 +83,14 @@ class MscclLowering {
   }
 
   static ByteCount iterations(ByteCount chunk_bytes, ir::Protocol proto) {
-    const ByteCount tile = tile_bytes(proto);
+    const ByteCount tile = msccl_iteration_bytes(proto);
     return (chunk_bytes + tile - 1) / tile;
   }
 
   // The executor's loop over tiles, cut short to its first `iters - 1` full tiles and its last tile
   // (run_extrapolated adds the rest), declared to the engine as repeated blocks when cut short.
   void lower(ByteCount chunk_bytes, ByteCount iters) {
-    const ByteCount tile = tile_bytes(algo_.protocol);
+    const ByteCount tile = msccl_iteration_bytes(algo_.protocol);
     const ByteCount last_tile = chunk_bytes - (iterations(chunk_bytes, algo_.protocol) - 1) * tile;
     const TaskId first = static_cast<TaskId>(low_.graph().size());
     std::vector<TaskId> last_of_tb;  // per (rank, tb), last task of the previous iteration
@@ -121,7 +105,7 @@ class MscclLowering {
   StepRef step_of(TaskId t) const { return step_refs_[t]; }
 
  private:
-  void lower_iteration(double tile_bytes, std::vector<TaskId>& last_of_tb) {
+  void lower_iteration(double iteration_bytes, std::vector<TaskId>& last_of_tb) {
     // First pass: a task per step, serial within a tb.
     std::vector<std::vector<std::vector<StepTasks>>> task(algo_.gpus.size());
     std::map<Connection, std::vector<StepTasks>> sent, received;
@@ -138,7 +122,7 @@ class MscclLowering {
                                                        tb.send_peer, tb.recv_peer, tb.channel));
         for (std::size_t s = 0; s < tb.steps.size(); ++s) {
           const ir::Step& step = tb.steps[s];
-          const StepTasks t = add_step(gpu.rank, tb, step, tile_bytes, track);
+          const StepTasks t = add_step(gpu.rank, tb, step, iteration_bytes, track);
           step_refs_.resize(low_.graph().size(), StepRef{gpu.rank, tb.id, static_cast<int>(s)});
           if (s > 0)
             low_.graph().depend(per_tb[tb.id].back().exit, t.entry);
@@ -181,8 +165,8 @@ class MscclLowering {
     add_back_pressure(sent, received);
   }
 
-  StepTasks add_step(int rank, const ir::ThreadBlock& tb, const ir::Step& step, double tile_bytes, int track) {
-    const double bytes = tile_bytes * std::max(step.count, 0);
+  StepTasks add_step(int rank, const ir::ThreadBlock& tb, const ir::Step& step, double iteration_bytes, int track) {
+    const double bytes = iteration_bytes * std::max(step.count, 0);
     const std::uint32_t label = labels_[static_cast<int>(step.type)];
     const topo::GpuArch arch = low_.arch();
     if (ir::op_sends(step.type)) {
@@ -239,7 +223,7 @@ class MscclLowering {
 
   // The k-th send on a connection starts once the receives before it have freed the slots it needs: it
   // waits for the newest receive whose slots, together with those of the sends after it up to this one,
-  // exceed kConnectionSlots. Connections persist across iterations, so this reaches back a bounded
+  // exceed ir::kNcclSteps. Connections persist across iterations, so this reaches back a bounded
   // number of iterations (PeriodDetector accepts that).
   void add_back_pressure(const std::map<Connection, std::vector<StepTasks>>& sent,
                          const std::map<Connection, std::vector<StepTasks>>& received) {
@@ -248,9 +232,9 @@ class MscclLowering {
       const std::vector<int>& slots = send_slots_.at(conn);
       SlotsInUse& use = in_use_[conn];
       for (std::size_t k = 0; k < sends_on_conn.size(); ++k) {
-        const int need = std::min(slots[k], kConnectionSlots);  // a bigger send streams through them all
+        const int need = std::min(slots[k], ir::kNcclSteps);  // a bigger send streams through them all
         std::optional<TaskId> wait;
-        while (!use.held.empty() && use.total + need > kConnectionSlots) {
+        while (!use.held.empty() && use.total + need > ir::kNcclSteps) {
           wait = use.held.front().freed_by;
           use.total -= use.held.front().slots;
           use.held.erase(use.held.begin());
@@ -319,6 +303,6 @@ SimResult simulate_msccl(const topo::Topology& topo, const ir::Algorithm& algo, 
   return SimResult{stats.makespan + msccl_runtime_costs(params.table).base, algo.name, stats.events, stats.transfers};
 }
 
-ByteCount msccl_tile_bytes(ir::Protocol proto) { return tile_bytes(proto); }
+ByteCount msccl_iteration_bytes(ir::Protocol proto) { return ir::step_bytes(proto); }
 
 }  // namespace ccforge::sim

@@ -56,7 +56,7 @@ class FloorModel {
   }
 
   SimTime floor(ByteCount chunk_bytes) {
-    const ByteCount tile = msccl_tile_bytes(algo_.protocol);
+    const ByteCount tile = msccl_iteration_bytes(algo_.protocol);
     const ByteCount iters = (chunk_bytes + tile - 1) / tile;
     const double total = static_cast<double>(chunk_bytes);
     double bound = capacity_s_per_byte_ * total;
