@@ -4,9 +4,9 @@
 #include <cmath>
 #include <optional>
 
+#include "ccforge/sim/mesh_rings.hpp"
 #include "costs.hpp"
 #include "copy_folding.hpp"
-#include "mesh_rings.hpp"
 #include "nccl_lowering.hpp"
 #include "send_order.hpp"
 
@@ -28,7 +28,7 @@ RingChunking ring_chunking(ir::Protocol proto) {
   return {step * kChunkSteps, kChunkSteps / kSliceSteps, kSliceSteps};
 }
 
-// Ring order of channel c: on a direct-link mesh the c-th of the searched rings (mesh_rings.hpp);
+// Ring order of channel c: on a direct-link mesh the c-th of the searched rings (sim/mesh_rings.hpp);
 // otherwise node by node, across nodes the local GPUs rotated by c so channels leave each node from
 // different GPUs (and thus NICs), as NCCL's multi-ring search does. Inside one switched node all
 // channels share one ring.
