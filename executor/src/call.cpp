@@ -56,7 +56,7 @@ std::optional<std::string> why_not_runnable(const ir::Algorithm& algo, const Cal
   if (call.count == 0) return "count is 0";
   if (call.inplace ? !algo.inplace : !algo.outofplace)
     return call.inplace ? "the algorithm is not valid in place" : "the algorithm is not valid out of place";
-  const std::size_t total = call.count * static_cast<std::size_t>(collective_size_multiplier(algo.collective, algo.ngpus));
+  const std::size_t total = call.count * static_cast<std::size_t>(ir::size_multiplier(algo.collective, algo.ngpus));
   if (algo.nchunksperloop <= 0 || total % static_cast<std::size_t>(algo.nchunksperloop) != 0)
     return std::to_string(total) + " elements do not split into " + std::to_string(algo.nchunksperloop) + " chunks";
   return std::nullopt;

@@ -8,10 +8,7 @@
 namespace ccforge::executor {
 namespace {
 
-constexpr std::size_t kSimpleTileBytes = 4 * 512 * 1024;  // MSCCL_CHUNKSTEPS x Simple step (formats.md §1.7)
-constexpr std::size_t kLLTileBytes = 32 * 1024;           // LL step payload, half of 64 KiB is flags
-constexpr std::size_t kLL128TileBytes = 576000;           // 614,400 B x 15/16
-constexpr int kMaxCount = 71;                              // MSCCL_MAX_COUNT - 1 (formats.md §1.5)
+constexpr int kMaxCount = ir::Limits{}.max_count;  // the parser's cnt limit
 
 [[noreturn]] void fail(const ir::Algorithm& algo, int line, const std::string& problem, const std::string& fix) {
   throw DiagError(Diag{{algo.source_file.empty() ? algo.name : algo.source_file, line}, problem, fix});
@@ -59,33 +56,17 @@ void check_step(const ir::Algorithm& algo, const CallSpec& call, const ChunkPlan
   }
   if (step.type == ir::OpType::Nop) return;
   if (step.count <= 0 || step.count > kMaxCount)
-    fail(algo, step.line, where(rank, tb.id, index) + "cnt " + std::to_string(step.count) + " outside 1..71",
-         "split the transfer into steps of at most 71 chunks");
+    fail(algo, step.line, where(rank, tb.id, index) + "cnt " + std::to_string(step.count) + " outside 1.." + std::to_string(kMaxCount),
+         "split the transfer into steps of at most " + std::to_string(kMaxCount) + " chunks");
   if (ir::op_sends(step.type) && tb.send_peer < 0)
     fail(algo, step.line, where(rank, tb.id, index) + "sends but its tb has send=\"-1\"", "set the tb's send peer");
   if (ir::op_receives(step.type) && tb.recv_peer < 0)
     fail(algo, step.line, where(rank, tb.id, index) + "receives but its tb has recv=\"-1\"", "set the tb's recv peer");
-  if (op_reads_src(step.type)) check_extent(algo, call, plan, rank, tb.id, index, step, step.src_buf, step.src_off);
-  if (op_writes_dst(step.type)) check_extent(algo, call, plan, rank, tb.id, index, step, step.dst_buf, step.dst_off);
+  if (ir::traits(step.type).reads_src) check_extent(algo, call, plan, rank, tb.id, index, step, step.src_buf, step.src_off);
+  if (ir::traits(step.type).writes_dst) check_extent(algo, call, plan, rank, tb.id, index, step, step.dst_buf, step.dst_off);
 }
 
 }  // namespace
-
-int collective_size_multiplier(ir::Collective c, int ngpus) {
-  using enum ir::Collective;
-  return (c == AllGather || c == ReduceScatter || c == AllToAll) ? ngpus : 1;
-}
-
-std::size_t tile_bytes(ir::Protocol p) {
-  switch (p) {
-    case ir::Protocol::Simple: return kSimpleTileBytes;
-    case ir::Protocol::LL: return kLLTileBytes;
-    case ir::Protocol::LL128: return kLL128TileBytes;
-  }
-  return kSimpleTileBytes;
-}
-
-int slots_per_transfer(ir::Protocol p) { return p == ir::Protocol::Simple ? 4 : 1; }
 
 ChunkPlan plan_chunks(const ir::Algorithm& algo, const CallSpec& call) {
   if (auto reason = why_not_runnable(algo, call))
@@ -93,12 +74,12 @@ ChunkPlan plan_chunks(const ir::Algorithm& algo, const CallSpec& call) {
          "choose a size the algorithm's chunking divides");
   ChunkPlan plan;
   plan.elem_bytes = size_of(call.dtype);
-  const std::size_t total = call.count * static_cast<std::size_t>(collective_size_multiplier(algo.collective, algo.ngpus));
+  const std::size_t total = call.count * static_cast<std::size_t>(ir::size_multiplier(algo.collective, algo.ngpus));
   plan.chunk_elems = total / static_cast<std::size_t>(algo.nchunksperloop);
-  plan.tile_elems = std::max<std::size_t>(1, tile_bytes(algo.protocol) / plan.elem_bytes);
+  plan.tile_elems = std::max<std::size_t>(1, static_cast<std::size_t>(ir::tile_bytes(algo.protocol)) / plan.elem_bytes);
   plan.iterations = (plan.chunk_elems + plan.tile_elems - 1) / plan.tile_elems;
   const std::size_t chunk_bytes = plan.chunk_elems * plan.elem_bytes;
-  plan.max_allowed_count = static_cast<int>(std::clamp<std::size_t>(tile_bytes(algo.protocol) / chunk_bytes, 1, kMaxCount));
+  plan.max_allowed_count = static_cast<int>(std::clamp<std::size_t>(static_cast<std::size_t>(ir::tile_bytes(algo.protocol)) / chunk_bytes, 1, kMaxCount));
   return plan;
 }
 

@@ -1,5 +1,6 @@
 // The executor's run-time arithmetic (formats.md §1.7) and the structural checks msccl-executor-nccl's
-// parser makes before it runs anything (formats.md §1.2), shared by both backends.
+// parser makes before it runs anything (formats.md §1.2), shared by both backends. The runtime's
+// constants (tiles, slots, limits, op traits) are ir's: ccforge/ir/executor_facts.hpp.
 #pragma once
 
 #include <cstddef>
@@ -8,17 +9,6 @@
 #include "ccforge/executor/executor.hpp"
 
 namespace ccforge::executor {
-
-// sizeMultiplier (formats.md §1.2): ngpus for allgather, reducescatter, alltoall; 1 otherwise.
-int collective_size_multiplier(ir::Collective c, int ngpus);
-
-// Bytes of one chunk moved per grid-loop iteration (formats.md §1.7, msccl_kernel.cu):
-// Simple 4 steps x 512 KiB, LL 32 KiB, LL128 576,000 B.
-std::size_t tile_bytes(ir::Protocol p);
-
-// Connection slots one primitive transfer occupies: Simple MSCCL_CHUNKSTEPS = NCCL_STEPS/2 = 4;
-// LL and LL128 move one tile per NCCL step (formats.md §1.7).
-int slots_per_transfer(ir::Protocol p);
 
 struct ChunkPlan {
   std::size_t elem_bytes = 0;
@@ -39,15 +29,6 @@ void check_runnable(const ir::Algorithm& algo, const CallSpec& call, const Chunk
 }  // namespace ccforge::executor
 
 namespace ccforge::executor {
-
-inline bool op_reads_src(ir::OpType t) {
-  using enum ir::OpType;
-  return t == Send || t == RecvReduceSend || t == RecvReduceCopy || t == RecvReduceCopySend || t == Copy || t == Reduce;
-}
-inline bool op_writes_dst(ir::OpType t) {
-  using enum ir::OpType;
-  return t == Recv || t == RecvCopySend || t == RecvReduceCopy || t == RecvReduceCopySend || t == Copy || t == Reduce;
-}
 
 // Rejects rank buffers that do not match buffer_layout() for this call (a caller's mistake).
 void check_buffers(const ir::Algorithm& algo, const CallSpec& call, const std::vector<RankBuffers>& buffers);

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "ccforge/ir/ir.hpp"
-#include "step_graph.hpp"
+#include "ccforge/ir/step_graph.hpp"
 
 namespace ccforge::ir {
 

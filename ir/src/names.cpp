@@ -59,8 +59,6 @@ bool iequals(std::string_view a, std::string_view b) {
 const char* to_string(Collective c) { return lookup(kCollectives, c); }
 const char* to_string(Protocol p) { return lookup(kProtocols, p); }
 const char* to_string(OpType t) { return lookup(kOps, t); }
-bool op_sends(OpType t) { return traits(t).sends; }
-bool op_receives(OpType t) { return traits(t).receives; }
 
 char to_char(BufferKind b) {
   switch (b) {
@@ -81,11 +79,6 @@ std::optional<Protocol> protocol_from_string(std::string_view s) {
   for (const auto& [p, name] : kProtocols)
     if (iequals(s, name)) return p;
   return std::nullopt;
-}
-
-int size_multiplier(Collective c, int ngpus) {
-  const bool whole_buffer = c == Collective::AllGather || c == Collective::ReduceScatter || c == Collective::AllToAll;
-  return whole_buffer ? ngpus : 1;
 }
 
 double bus_bandwidth_factor(Collective c, int ngpus) {

@@ -1,5 +1,5 @@
-// What each step type does with connections and buffers (formats.md §1.3), in one place for the
-// reader, checker and builder.
+// Parsing of op and buffer spellings, and a GPU's chunk count per buffer, for the reader, checker and
+// builder. What each op does (traits) is an executor fact: ccforge/ir/executor_facts.hpp.
 #pragma once
 
 #include <optional>
@@ -8,32 +8,6 @@
 #include "ccforge/ir/ir.hpp"
 
 namespace ccforge::ir {
-
-struct OpTraits {
-  bool sends;         // pushes data to tb.send
-  bool receives;      // pops data from tb.recv
-  bool reads_src;     // reads src[srcoff..+cnt)
-  bool writes_dst;    // writes dst[dstoff..+cnt)
-  bool reads_dst;     // reads dst before writing it (local reduce)
-  bool reduces;       // combines received/dst data with src
-  bool parser_checks_src;  // executor bound-checks srcoff against the src buffer
-  bool parser_checks_dst;  // executor bound-checks dstoff against the dst buffer
-};
-
-constexpr OpTraits traits(OpType t) {
-  switch (t) {
-    case OpType::Send: return {true, false, true, false, false, false, true, false};
-    case OpType::Recv: return {false, true, false, true, false, false, false, true};
-    case OpType::RecvCopySend: return {true, true, false, true, false, false, false, true};
-    case OpType::RecvReduceSend: return {true, true, true, false, false, true, true, false};
-    case OpType::RecvReduceCopy: return {false, true, true, true, false, true, false, false};
-    case OpType::RecvReduceCopySend: return {true, true, true, true, false, true, true, true};
-    case OpType::Copy: return {false, false, true, true, false, false, true, true};
-    case OpType::Reduce: return {false, false, true, true, true, true, true, true};
-    case OpType::Nop: return {false, false, false, false, false, false, false, false};
-  }
-  return {};
-}
 
 inline std::optional<OpType> op_from_string(std::string_view s) {
   constexpr OpType kAll[] = {OpType::Send, OpType::Recv, OpType::RecvCopySend, OpType::RecvReduceSend,

@@ -29,10 +29,9 @@ RuntimeTarget msccl_nccl() {
   t.runtime = Runtime::MscclNccl;
   t.name = "msccl-nccl";
   t.title = "msccl-executor-nccl";
-  // msccl_struct.h: MSCCL_MAX_NUM_STEPS 64 (makefiles/common.mk default), MSCCL_MAX_COUNT 72,
-  // MSCCL_MAX_NUM_THREAD_BLOCKS_PER_CHANNEL 32, MSCCL_MAX_REDUCE_FUSION 16; MAXCHANNELS 32 (device.h).
-  t.limits = Limits{};
-  t.max_tbs_per_rank = 32 * 32;  // MSCCL_MAX_NUM_THREAD_BLOCKS = per channel x MAXCHANNELS
+  t.limits = Limits{};  // executor_facts.hpp
+  // msccl_struct.h MSCCL_MAX_NUM_THREAD_BLOCKS = per channel x MAXCHANNELS.
+  t.max_tbs_per_rank = kMscclMaxTbsPerChannel * kMaxChannels;
   t.max_dependee_tb = kMaxInt8;
   t.max_offset = kMaxInt16;
   t.max_counted_xml_nodes = kMaxCountedXmlNodes;

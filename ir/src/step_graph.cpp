@@ -1,11 +1,9 @@
-#include "step_graph.hpp"
+#include "ccforge/ir/step_graph.hpp"
 
 #include <algorithm>
 #include <deque>
 #include <map>
 #include <tuple>
-
-#include "op_traits.hpp"
 
 namespace ccforge::ir {
 
@@ -16,6 +14,7 @@ StepGraph::StepGraph(const Algorithm& algo) : algo_(&algo) {
       tb_base_[static_cast<std::size_t>(gpu.rank)].push_back(size());
       for (std::size_t s = 0; s < tb.steps.size(); ++s) refs_.push_back({gpu.rank, tb.id, static_cast<int>(s)});
     }
+  dependee_.assign(refs_.size(), -1);
   matched_send_.assign(refs_.size(), -1);
   add_edges(algo);
   sort_topologically();
@@ -38,27 +37,31 @@ std::span<const int> StepGraph::succs(int node) const {
 
 void StepGraph::add_edges(const Algorithm& algo) {
   std::vector<std::pair<int, int>> edges;  // (from, to)
-  using Connection = std::tuple<int, int, int>;  // (src rank, dst rank, channel)
-  std::map<Connection, std::vector<int>> sends, recvs;
+  std::map<std::tuple<int, int, int>, Connection> conns;  // by (src rank, dst rank, channel)
+  const auto connection = [&](int src, int dst, int channel) -> Connection& {
+    return conns.try_emplace({src, dst, channel}, Connection{src, dst, channel, {}, {}}).first->second;
+  };
   for (const GpuProgram& gpu : algo.gpus)
     for (const ThreadBlock& tb : gpu.tbs)
       for (std::size_t s = 0; s < tb.steps.size(); ++s) {
         const Step& st = tb.steps[s];
         const int here = node(gpu.rank, tb.id, static_cast<int>(s));
         if (s > 0) edges.emplace_back(here - 1, here);
-        if (st.dep_tb >= 0) edges.emplace_back(node(gpu.rank, st.dep_tb, st.dep_step), here);
-        const OpTraits tr = traits(st.type);
-        if (tr.sends) sends[{gpu.rank, tb.send_peer, tb.channel}].push_back(here);
-        if (tr.receives) recvs[{tb.recv_peer, gpu.rank, tb.channel}].push_back(here);
+        if (st.dep_tb >= 0) {
+          const bool exists = st.dep_tb < static_cast<int>(gpu.tbs.size()) && st.dep_step >= 0 &&
+                              st.dep_step < static_cast<int>(gpu.tbs[static_cast<std::size_t>(st.dep_tb)].steps.size());
+          dependee_[static_cast<std::size_t>(here)] = exists ? node(gpu.rank, st.dep_tb, st.dep_step) : kMissing;
+          if (exists) edges.emplace_back(dependee_[static_cast<std::size_t>(here)], here);
+        }
+        if (op_sends(st.type)) connection(gpu.rank, tb.send_peer, tb.channel).sends.push_back(here);
+        if (op_receives(st.type)) connection(tb.recv_peer, gpu.rank, tb.channel).recvs.push_back(here);
       }
-  for (const auto& [conn, senders] : sends) {
-    const auto it = recvs.find(conn);
-    if (it == recvs.end()) continue;
-    const std::size_t n = std::min(senders.size(), it->second.size());
-    for (std::size_t k = 0; k < n; ++k) {
-      edges.emplace_back(senders[k], it->second[k]);
-      matched_send_[static_cast<std::size_t>(it->second[k])] = senders[k];
+  for (auto& [key, conn] : conns) {
+    for (std::size_t k = 0; k < std::min(conn.sends.size(), conn.recvs.size()); ++k) {
+      edges.emplace_back(conn.sends[k], conn.recvs[k]);
+      matched_send_[static_cast<std::size_t>(conn.recvs[k])] = conn.sends[k];
     }
+    connections_.push_back(std::move(conn));
   }
   build_csr(edges);
 }

@@ -1,15 +1,15 @@
 // Lowers an MSCCL algorithm to tasks exactly as msccl-executor-nccl runs it (formats.md §1.4, §1.7):
 // the buffer is cut into nchunksperloop chunks, each tb program is re-run once per tile of a chunk,
-// steps of a tb run in order, cross-tb deps wait within the same iteration, the k-th send on a
-// (src, dst, channel) connection feeds the k-th receive, and a send waits for a free buffer slot.
+// and every iteration is wired along ir::StepGraph (steps of a tb in order, cross-tb deps within the
+// same iteration, the k-th send on a (src, dst, channel) connection feeding the k-th receive), plus a
+// send waiting for a free buffer slot.
 #include <fmt/core.h>
 
 #include <algorithm>
 #include <limits>
-#include <map>
 #include <optional>
-#include <tuple>
 
+#include "ccforge/ir/step_graph.hpp"
 #include "ccforge/sim/sim.hpp"
 #include "lowering.hpp"
 #include "msccl_lowering.hpp"
@@ -17,31 +17,12 @@
 namespace ccforge::sim {
 namespace {
 
-// Executor tile per chunk per iteration (formats.md §1.7, msccl-executor-nccl c6f6b36d
-// src/misc/msccl/msccl_setup.cc): Simple 4 steps x 512 KiB; LL 32 KiB; LL128 614,400 x 15/16.
-// Simple's 2 MiB tile moves through the connection as 4 buffer slots that a forwarding step passes on
-// one by one, so the lowering iterates per slot (512 KiB) to keep that pipelining.
-ByteCount tile_bytes(ir::Protocol proto) {
-  switch (proto) {
-    case ir::Protocol::Simple:
-      return 512u << 10;
-    case ir::Protocol::LL:
-      return 32u << 10;
-    case ir::Protocol::LL128:
-      return 576000;
-  }
-  return 512u << 10;
-}
+// Simple's tile passes through the connection as ir::steps_per_tile buffer slots that a forwarding
+// step passes on one by one, so the lowering iterates per slot (ir::step_bytes) to keep that
+// pipelining; LL and LL128 tiles are one slot. A lowered iteration is thus one slot per chunk, and a
+// send of `count` chunks holds `count` of the connection's ir::kNcclSteps slots until its receiver has
+// consumed them (msccl_iteration_bytes).
 
-// Buffer slots per connection: NCCL src/include/device.h `#define NCCL_STEPS 8`. MSCCL passes each
-// chunk's tile through them one step at a time (MSCCL_CHUNKSTEPS = NCCL_STEPS / 2 steps of 512 KiB for
-// Simple, one step for LL/LL128; formats.md §1.7), and a lowered iteration is one such step per chunk,
-// so a send of `count` chunks holds `count` slots until its receiver has consumed them.
-constexpr int kConnectionSlots = 8;
-
-struct StepRef {
-  int rank, tb, step;
-};
 // A step's tasks: `entry` waits for what the step waits for, `exit` ends it. `head` (a sending step of
 // an LL/LL128 algorithm, else kNoTask) is when its first line reaches the peer, so that a forwarding
 // receiver can start on it.
@@ -49,8 +30,6 @@ inline constexpr TaskId kNoTask = std::numeric_limits<TaskId>::max();
 struct StepTasks {
   TaskId entry, exit, head = kNoTask;
 };
-using Connection = std::tuple<int, int, int>;  // src rank, dst rank, channel
-
 // What a connection's earlier iterations left for back-pressure: the receives not yet known to have
 // freed enough slots for the next send, oldest first, with the slots each holds.
 struct SlotsInUse {
@@ -89,7 +68,8 @@ std::optional<Diag> size_misfit(const ir::Algorithm& algo, const CallSpec& call)
 
 class MscclLowering {
  public:
-  MscclLowering(Lowering& low, const ir::Algorithm& algo) : low_(low), algo_(algo) {
+  MscclLowering(Lowering& low, const ir::Algorithm& algo, const ir::StepGraph& steps)
+      : low_(low), algo_(algo), steps_(steps), in_use_(steps.connections().size()) {
     costs_ = protocol_costs(low.params(), algo.protocol, low.arch());
     runtime_ = msccl_runtime_costs(low.params());
     for (int t = 0; t <= static_cast<int>(ir::OpType::Nop); ++t) {
@@ -99,14 +79,14 @@ class MscclLowering {
   }
 
   static ByteCount iterations(ByteCount chunk_bytes, ir::Protocol proto) {
-    const ByteCount tile = tile_bytes(proto);
+    const ByteCount tile = msccl_iteration_bytes(proto);
     return (chunk_bytes + tile - 1) / tile;
   }
 
   // The executor's loop over tiles, cut short to its first `iters - 1` full tiles and its last tile
   // (run_extrapolated adds the rest), declared to the engine as repeated blocks when cut short.
   void lower(ByteCount chunk_bytes, ByteCount iters) {
-    const ByteCount tile = tile_bytes(algo_.protocol);
+    const ByteCount tile = msccl_iteration_bytes(algo_.protocol);
     const ByteCount last_tile = chunk_bytes - (iterations(chunk_bytes, algo_.protocol) - 1) * tile;
     const TaskId first = static_cast<TaskId>(low_.graph().size());
     std::vector<TaskId> last_of_tb;  // per (rank, tb), last task of the previous iteration
@@ -118,18 +98,16 @@ class MscclLowering {
     low_.graph().set_repeated(RepeatedBlocks{first, per_iteration, static_cast<std::uint32_t>(iters)});
   }
 
-  StepRef step_of(TaskId t) const { return step_refs_[t]; }
+  ir::StepRef step_of(TaskId t) const { return step_refs_[t]; }
 
  private:
-  void lower_iteration(double tile_bytes, std::vector<TaskId>& last_of_tb) {
-    // First pass: a task per step, serial within a tb.
-    std::vector<std::vector<std::vector<StepTasks>>> task(algo_.gpus.size());
-    std::map<Connection, std::vector<StepTasks>> sent, received;
+  void lower_iteration(double iteration_bytes, std::vector<TaskId>& last_of_tb) {
+    // First pass: a task per step, serial within a tb, in the step graph's node order.
+    std::vector<StepTasks> task;
+    task.reserve(static_cast<std::size_t>(steps_.size()));
     std::size_t flat = 0;
     const bool first = last_of_tb.empty();
     for (const ir::GpuProgram& gpu : algo_.gpus) {
-      auto& per_tb = task[gpu.rank];
-      per_tb.resize(gpu.tbs.size());
       for (const ir::ThreadBlock& tb : gpu.tbs) {
         // Named only when tracing: formatting it per tb and iteration was a visible share of a tune.
         const int track = low_.trace() == nullptr
@@ -137,52 +115,42 @@ class MscclLowering {
                               : low_.track(fmt::format("rank {} tb {} (send {} recv {} ch {})", gpu.rank, tb.id,
                                                        tb.send_peer, tb.recv_peer, tb.channel));
         for (std::size_t s = 0; s < tb.steps.size(); ++s) {
-          const ir::Step& step = tb.steps[s];
-          const StepTasks t = add_step(gpu.rank, tb, step, tile_bytes, track);
-          step_refs_.resize(low_.graph().size(), StepRef{gpu.rank, tb.id, static_cast<int>(s)});
+          const StepTasks t = add_step(gpu.rank, tb, tb.steps[s], iteration_bytes, track);
+          step_refs_.resize(low_.graph().size(), ir::StepRef{gpu.rank, tb.id, static_cast<int>(s)});
           if (s > 0)
-            low_.graph().depend(per_tb[tb.id].back().exit, t.entry);
+            low_.graph().depend(task.back().exit, t.entry);
           else if (!first)
             low_.graph().depend(last_of_tb[flat], t.entry);
-          per_tb[tb.id].push_back(t);
-          if (ir::op_sends(step.type)) {
-            sent[{gpu.rank, tb.send_peer, tb.channel}].push_back(t);
-            if (first) send_slots_[{gpu.rank, tb.send_peer, tb.channel}].push_back(std::max(step.count, 1));
-          }
-          if (ir::op_receives(step.type)) received[{tb.recv_peer, gpu.rank, tb.channel}].push_back(t);
+          task.push_back(t);
         }
         if (first) last_of_tb.push_back(0);
-        if (!per_tb[tb.id].empty()) last_of_tb[flat] = per_tb[tb.id].back().exit;
+        if (!tb.steps.empty()) last_of_tb[flat] = task.back().exit;
         ++flat;
       }
     }
-    // Second pass: cross-tb deps and send -> receive pairs.
-    for (const ir::GpuProgram& gpu : algo_.gpus) {
-      for (const ir::ThreadBlock& tb : gpu.tbs) {
-        for (std::size_t s = 0; s < tb.steps.size(); ++s) {
-          const ir::Step& step = tb.steps[s];
-          if (step.dep_tb < 0) continue;
-          if (step.dep_tb >= static_cast<int>(gpu.tbs.size()) || step.dep_step < 0 ||
-              step.dep_step >= static_cast<int>(gpu.tbs[step.dep_tb].steps.size())) {
-            fail_at(algo_.source_file, step.line,
-                 fmt::format("rank {} tb {} step {} depends on missing tb {} step {}", gpu.rank, tb.id, s, step.dep_tb,
-                             step.dep_step),
-                 "point depid/deps at an existing step");
-          }
-          const TaskId waiter = task[gpu.rank][tb.id][s].entry;
-          const TaskId handoff = low_.add_local(runtime_.dep_handoff, -1, flag_label_);
-          step_refs_.resize(low_.graph().size(), StepRef{gpu.rank, tb.id, static_cast<int>(s)});
-          low_.graph().depend(task[gpu.rank][step.dep_tb][step.dep_step].exit, handoff);
-          low_.graph().depend(handoff, waiter);
-        }
+    // Second pass: cross-tb deps, then send -> receive pairs.
+    for (int n = 0; n < steps_.size(); ++n) {
+      const int dependee = steps_.dependee(n);
+      if (dependee == -1) continue;
+      const ir::StepRef at = steps_.ref(n);
+      if (dependee == ir::StepGraph::kMissing) {
+        const ir::Step& step = steps_.step(n);
+        fail_at(algo_.source_file, step.line,
+             fmt::format("rank {} tb {} step {} depends on missing tb {} step {}", at.rank, at.tb, at.step, step.dep_tb,
+                         step.dep_step),
+             "point depid/deps at an existing step");
       }
+      const TaskId handoff = low_.add_local(runtime_.dep_handoff, -1, flag_label_);
+      step_refs_.resize(low_.graph().size(), at);
+      low_.graph().depend(task[static_cast<std::size_t>(dependee)].exit, handoff);
+      low_.graph().depend(handoff, task[static_cast<std::size_t>(n)].entry);
     }
-    pair_connections(sent, received);
-    add_back_pressure(sent, received);
+    pair_connections(task);
+    add_back_pressure(task);
   }
 
-  StepTasks add_step(int rank, const ir::ThreadBlock& tb, const ir::Step& step, double tile_bytes, int track) {
-    const double bytes = tile_bytes * std::max(step.count, 0);
+  StepTasks add_step(int rank, const ir::ThreadBlock& tb, const ir::Step& step, double iteration_bytes, int track) {
+    const double bytes = iteration_bytes * std::max(step.count, 0);
     const std::uint32_t label = labels_[static_cast<int>(step.type)];
     const topo::GpuArch arch = low_.arch();
     if (ir::op_sends(step.type)) {
@@ -214,15 +182,13 @@ class MscclLowering {
 
   static StepTasks single(TaskId t) { return StepTasks{t, t}; }
 
-  void pair_connections(const std::map<Connection, std::vector<StepTasks>>& sent,
-                        const std::map<Connection, std::vector<StepTasks>>& received) {
-    for (const auto& [conn, sends_on_conn] : sent) {
-      auto it = received.find(conn);
-      const std::size_t nrecv = it == received.end() ? 0 : it->second.size();
-      if (nrecv != sends_on_conn.size()) throw_unmatched(conn, sends_on_conn.size(), nrecv);
-      for (std::size_t k = 0; k < nrecv; ++k) {
-        const StepTasks& snd = sends_on_conn[k];
-        const StepTasks& rcv = it->second[k];
+  void pair_connections(const std::vector<StepTasks>& task) {
+    for (const ir::StepGraph::Connection& conn : steps_.connections()) {
+      if (conn.sends.empty()) continue;
+      if (conn.recvs.size() != conn.sends.size()) throw_unmatched(conn);
+      for (std::size_t k = 0; k < conn.recvs.size(); ++k) {
+        const StepTasks& snd = task[static_cast<std::size_t>(conn.sends[k])];
+        const StepTasks& rcv = task[static_cast<std::size_t>(conn.recvs[k])];
         if (rcv.head != kNoTask) {
           // Cut-through: the receiver forwards from the first line and finishes after the last.
           low_.graph().depend(snd.head, rcv.entry);
@@ -232,53 +198,52 @@ class MscclLowering {
         }
       }
     }
-    for (const auto& [conn, recvs] : received) {
-      if (!sent.contains(conn)) throw_unmatched(conn, 0, recvs.size());
+    for (const ir::StepGraph::Connection& conn : steps_.connections()) {
+      if (conn.sends.empty()) throw_unmatched(conn);
     }
   }
 
   // The k-th send on a connection starts once the receives before it have freed the slots it needs: it
   // waits for the newest receive whose slots, together with those of the sends after it up to this one,
-  // exceed kConnectionSlots. Connections persist across iterations, so this reaches back a bounded
+  // exceed ir::kNcclSteps. Connections persist across iterations, so this reaches back a bounded
   // number of iterations (PeriodDetector accepts that).
-  void add_back_pressure(const std::map<Connection, std::vector<StepTasks>>& sent,
-                         const std::map<Connection, std::vector<StepTasks>>& received) {
-    for (const auto& [conn, sends_on_conn] : sent) {
-      const std::vector<StepTasks>& recvs = received.at(conn);
-      const std::vector<int>& slots = send_slots_.at(conn);
-      SlotsInUse& use = in_use_[conn];
-      for (std::size_t k = 0; k < sends_on_conn.size(); ++k) {
-        const int need = std::min(slots[k], kConnectionSlots);  // a bigger send streams through them all
+  void add_back_pressure(const std::vector<StepTasks>& task) {
+    const std::vector<ir::StepGraph::Connection>& conns = steps_.connections();
+    for (std::size_t c = 0; c < conns.size(); ++c) {
+      SlotsInUse& use = in_use_[c];
+      for (std::size_t k = 0; k < conns[c].sends.size(); ++k) {
+        // A bigger send streams through them all.
+        const int need = std::min(std::max(steps_.step(conns[c].sends[k]).count, 1), ir::kNcclSteps);
         std::optional<TaskId> wait;
-        while (!use.held.empty() && use.total + need > kConnectionSlots) {
+        while (!use.held.empty() && use.total + need > ir::kNcclSteps) {
           wait = use.held.front().freed_by;
           use.total -= use.held.front().slots;
           use.held.erase(use.held.begin());
         }
-        if (wait) low_.graph().depend(*wait, sends_on_conn[k].entry);
-        use.held.push_back(SlotsInUse::Held{recvs[k].exit, need});
+        if (wait) low_.graph().depend(*wait, task[static_cast<std::size_t>(conns[c].sends[k])].entry);
+        use.held.push_back(SlotsInUse::Held{task[static_cast<std::size_t>(conns[c].recvs[k])].exit, need});
         use.total += need;
       }
     }
   }
 
-  [[noreturn]] void throw_unmatched(const Connection& conn, std::size_t nsend, std::size_t nrecv) const {
-    const auto [src, dst, ch] = conn;
-    fail_at(algo_.source_file, algo_.gpus.at(src).line,
-         fmt::format("rank {} sends {} steps to rank {} on channel {} but rank {} receives {}", src, nsend, dst, ch,
-                     dst, nrecv),
+  [[noreturn]] void throw_unmatched(const ir::StepGraph::Connection& conn) const {
+    fail_at(algo_.source_file, algo_.gpus.at(static_cast<std::size_t>(conn.src)).line,
+         fmt::format("rank {} sends {} steps to rank {} on channel {} but rank {} receives {}", conn.src,
+                     conn.sends.size(), conn.dst, conn.channel, conn.dst, conn.recvs.size()),
          "every send needs a matching receive on the same channel (run `ccforge ir check`)");
   }
 
   Lowering& low_;
   const ir::Algorithm& algo_;
+  const ir::StepGraph& steps_;
   ProtocolCosts costs_;
   MscclRuntimeCosts runtime_;
   std::uint32_t labels_[static_cast<int>(ir::OpType::Nop) + 1] = {};
   std::uint32_t flag_label_ = 0;
-  std::vector<StepRef> step_refs_;
-  std::map<Connection, std::vector<int>> send_slots_;  // per connection, slots of its k-th send per iteration
-  std::map<Connection, SlotsInUse> in_use_;
+  std::vector<ir::StepRef> step_refs_;
+  std::vector<SlotsInUse> in_use_;  // per connection of steps_
+
 };
 
 }  // namespace
@@ -302,13 +267,14 @@ SimResult simulate_msccl(const topo::Topology& topo, const ir::Algorithm& algo, 
   if (const std::optional<Diag> misfit = size_misfit(algo, call)) throw DiagError(*misfit);
   const ByteCount chunk_bytes = ir::executor_bytes(algo.collective, algo.ngpus, call.bytes) / algo.nchunksperloop;
   const ByteCount iters = MscclLowering::iterations(chunk_bytes, algo.protocol);
+  const ir::StepGraph steps(algo);
   const EngineStats stats = run_extrapolated(iters, extrapolate, [&](ByteCount lowered) {
     Lowering low(topo, params.table, trace);
-    MscclLowering msccl(low, algo);
+    MscclLowering msccl(low, algo, steps);
     msccl.lower(chunk_bytes, lowered);
     const EngineStats run = low.run();
     if (run.unfinished > 0 && lowered == iters) {
-      const StepRef s = msccl.step_of(run.first_unfinished);
+      const ir::StepRef s = msccl.step_of(run.first_unfinished);
       fail_at(algo.source_file, algo.gpus.at(s.rank).tbs.at(s.tb).steps.at(s.step).line,
            fmt::format("algorithm deadlocks: {} steps never run, first rank {} tb {} step {}", run.unfinished, s.rank,
                        s.tb, s.step),
@@ -320,6 +286,6 @@ SimResult simulate_msccl(const topo::Topology& topo, const ir::Algorithm& algo, 
                    stats.events, stats.transfers};
 }
 
-ByteCount msccl_tile_bytes(ir::Protocol proto) { return tile_bytes(proto); }
+ByteCount msccl_iteration_bytes(ir::Protocol proto) { return ir::step_bytes(proto); }
 
 }  // namespace ccforge::sim

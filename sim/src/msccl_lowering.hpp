@@ -14,7 +14,8 @@ SimResult simulate_msccl(const topo::Topology& topo, const ir::Algorithm& algo, 
 // Throws DiagError unless `algo` is for as many GPUs as `topo` has (simulate and time_floors refuse it).
 void check_gpu_count(const topo::Topology& topo, const ir::Algorithm& algo);
 
-// Bytes of a chunk one lowered tile iteration moves (the executor's tile, or Simple's buffer slot).
-ByteCount msccl_tile_bytes(ir::Protocol proto);
+// Bytes of a chunk one lowered iteration moves: one buffer slot (ir::step_bytes), the executor's whole
+// tile for LL and LL128, a quarter of it for Simple.
+ByteCount msccl_iteration_bytes(ir::Protocol proto);
 
 }  // namespace ccforge::sim

@@ -1,5 +1,6 @@
-// A provable lower bound on sim::simulate for an MSCCL algorithm, read off the lowering's structure
-// (msccl_lowering.cpp) without running events. Every term is a cost the engine cannot avoid:
+// A provable lower bound on sim::simulate for an MSCCL algorithm, read off the structure the lowering
+// (msccl_lowering.cpp) wires, ir::StepGraph, without running events. Every term is a cost the engine
+// cannot avoid:
 //  - capacity: the wire bytes a link (or a GPU's LL issue rate) must carry over the whole call,
 //    divided by its capacity (max-min fair sharing never gives a link's flows more than that);
 //  - threadblock chain: a tb's steps run one after another in every tile iteration, each paying its
@@ -14,11 +15,11 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <map>
 #include <optional>
 #include <tuple>
 #include <vector>
 
+#include "ccforge/ir/step_graph.hpp"
 #include "ccforge/sim/sim.hpp"
 #include "costs.hpp"
 #include "msccl_lowering.hpp"
@@ -45,7 +46,7 @@ struct StepCost {
 class FloorModel {
  public:
   FloorModel(const topo::Topology& topo, const ir::Algorithm& algo, const ParamTable& params)
-      : topo_(topo), algo_(algo), params_(params), arch_(topo.gpu(0).arch) {
+      : topo_(topo), algo_(algo), params_(params), arch_(topo.gpu(0).arch), steps_(algo) {
     costs_ = protocol_costs(params, algo.protocol, arch_);
     runtime_ = msccl_runtime_costs(params);
     capacity_ = link_capacities(topo, params);
@@ -56,7 +57,7 @@ class FloorModel {
   }
 
   SimTime floor(ByteCount chunk_bytes) {
-    const ByteCount tile = msccl_tile_bytes(algo_.protocol);
+    const ByteCount tile = msccl_iteration_bytes(algo_.protocol);
     const ByteCount iters = (chunk_bytes + tile - 1) / tile;
     const double total = static_cast<double>(chunk_bytes);
     double bound = capacity_s_per_byte_ * total;
@@ -260,10 +261,10 @@ class FloorModel {
     return periods;
   }
 
-  // The first tile iteration as the lowering wires it: tb order, depid/deps through a flag handoff,
-  // the k-th send on a connection feeding its k-th receive (cut-through from the first line where the
-  // receiver forwards per line). Steps are numbered tb by tb; edges lead into a step's start, or into
-  // its end (a forwarding receive ends only after the incoming data is through).
+  // The first tile iteration as the lowering wires it, along the step graph: tb order, depid/deps
+  // through a flag handoff, a send feeding its matched receive (cut-through from the first line where
+  // the receiver forwards per line). Steps are numbered tb by tb, as the graph's nodes; edges lead into
+  // a step's start, or into its end (a forwarding receive ends only after the incoming data is through).
   struct Edge {
     std::size_t from;
     bool from_head;  // the sender's first line, not its end
@@ -271,40 +272,27 @@ class FloorModel {
     bool to_end;
   };
   void build_first_iteration_graph() {
-    std::vector<std::size_t> rank_first(algo_.gpus.size() + 1, 0);  // chains_ index of each rank's tb 0
-    for (std::size_t r = 0; r < algo_.gpus.size(); ++r) rank_first[r + 1] = rank_first[r] + algo_.gpus[r].tbs.size();
     std::size_t n = 0;
     for (const auto& chain : chains_) {
       tb_first_step_.push_back(n);
       for (const Entry& e : chain) entry_.push_back(&e);
       n += chain.size();
     }
-    auto flat = [&](int rank, int tb, int step) { return tb_first_step_[rank_first[rank] + tb] + step; };
     std::vector<std::vector<Edge>> in(n);
-    std::map<std::tuple<int, int, int>, std::vector<std::size_t>> sent, received;
-    for (std::size_t i = 0; i < n; ++i) {
-      const Entry& e = *entry_[i];
-      const ir::ThreadBlock& tb = algo_.gpus[e.rank].tbs[e.tb];
-      if (e.step > 0) in[i].push_back({i - 1, false, 0.0, false});
-      const ir::Step& step = tb.steps[e.step];
-      if (step.dep_tb >= 0 && step.dep_tb < static_cast<int>(algo_.gpus[e.rank].tbs.size()) && step.dep_step >= 0 &&
-          step.dep_step < static_cast<int>(algo_.gpus[e.rank].tbs[step.dep_tb].steps.size()))
-        in[i].push_back({flat(e.rank, step.dep_tb, step.dep_step), false, runtime_.dep_handoff.seconds(), false});
-      if (ir::op_sends(e.type)) sent[{e.rank, tb.send_peer, tb.channel}].push_back(i);
-      if (ir::op_receives(e.type)) received[{tb.recv_peer, e.rank, tb.channel}].push_back(i);
-    }
     const bool per_line = forwards_per_line(algo_.protocol);
-    for (const auto& [conn, senders] : sent) {
-      auto it = received.find(conn);
-      if (it == received.end()) continue;
-      for (std::size_t k = 0; k < std::min(senders.size(), it->second.size()); ++k) {
-        const std::size_t snd = senders[k], rcv = it->second[k];
-        if (per_line && ir::op_sends(entry_[rcv]->type)) {
-          in[rcv].push_back({snd, true, 0.0, false});
-          in[rcv].push_back({snd, false, 0.0, true});
-        } else {
-          in[rcv].push_back({snd, false, 0.0, false});
-        }
+    for (std::size_t i = 0; i < n; ++i) {
+      const int node = static_cast<int>(i);
+      if (entry_[i]->step > 0) in[i].push_back({i - 1, false, 0.0, false});
+      const int dependee = steps_.dependee(node);
+      if (dependee >= 0) in[i].push_back({static_cast<std::size_t>(dependee), false, runtime_.dep_handoff.seconds(), false});
+      const int sender = steps_.matched_send(node);
+      if (sender < 0) continue;
+      const auto snd = static_cast<std::size_t>(sender);
+      if (per_line && ir::op_sends(entry_[i]->type)) {
+        in[i].push_back({snd, true, 0.0, false});
+        in[i].push_back({snd, false, 0.0, true});
+      } else {
+        in[i].push_back({snd, false, 0.0, false});
       }
     }
     // Topological order (Kahn); steps on a dependency cycle are left out, which only lowers the bound
@@ -365,6 +353,7 @@ class FloorModel {
   const ir::Algorithm& algo_;
   const ParamTable& params_;
   topo::GpuArch arch_;
+  ir::StepGraph steps_;
   ProtocolCosts costs_;
   MscclRuntimeCosts runtime_;
   std::vector<double> capacity_;           // per topology link, as Lowering::run gives the engine

@@ -1,9 +1,12 @@
 // Ring discovery, tree packing and lower bounds on the bundled topologies.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <utility>
 
 #include "ccforge/search/search.hpp"
+#include "ccforge/sim/mesh_rings.hpp"
 #include "ccforge/topology/topology.hpp"
 #include "source_dir.hpp"
 
@@ -32,6 +35,20 @@ TEST(SearchRings, Dgx1RingsAreHamiltonianCyclesWithinLinkCapacity) {
       used[u][v] += narrowest;
       EXPECT_LE(used[u][v], cap[u][v] * (1 + 1e-9)) << "rings oversubscribe " << u << "->" << v;
     }
+  }
+}
+
+// One ring packer: the generators' rings on a direct-link mesh are the simulated NCCL baseline's, in
+// ascending order (DGX-1: 6, MI300X: 7, every directed link used once).
+TEST(SearchRings, MeshRingsAreSimsPackingInAscendingOrder) {
+  for (const auto& [name, expected] : {std::pair{"dgx1-v100.xml", 6u}, std::pair{"mi300x.xml", 7u}}) {
+    const topo::Topology t = load(name);
+    auto packed = sim::mesh_rings(t);
+    std::sort(packed.begin(), packed.end());
+    const auto rings = find_rings(t, 8);
+    EXPECT_EQ(rings.size(), expected) << name;
+    EXPECT_EQ(rings, packed) << name;
+    EXPECT_EQ(find_rings(t, 2), std::vector<std::vector<int>>(rings.begin(), rings.begin() + 2)) << name;
   }
 }
 

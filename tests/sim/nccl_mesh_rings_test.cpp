@@ -7,8 +7,8 @@
 #include <string>
 #include <utility>
 
+#include "ccforge/sim/mesh_rings.hpp"
 #include "ccforge/sim/sim.hpp"
-#include "mesh_rings.hpp"
 #include "source_dir.hpp"
 
 namespace ccforge::sim {
@@ -51,7 +51,7 @@ double ring_busbw_1g(const topo::Topology& topo, ir::Collective coll) {
 
 TEST(NcclMeshRings, Mi300xChannelsUseAllSevenLinksEachWay) {
   const topo::Topology& mi300x = load("mi300x.xml");
-  const auto rings = nccl::mesh_rings(mi300x);
+  const auto rings = mesh_rings(mi300x);
   expect_rings_of_direct_links(mi300x, rings);
   const auto uses = hops_per_pair(rings);
   // 8 fully connected GPUs: 56 directed links, each carrying exactly one of the channels' rings.
@@ -72,7 +72,7 @@ TEST(NcclMeshRings, Mi300xChannelsUseAllSevenLinksEachWay) {
 
 TEST(NcclMeshRings, Dgx1RingsUseDistinctNvlinksWithinTheirCapacity) {
   const topo::Topology& dgx1 = load("dgx1-v100.xml");
-  const auto rings = nccl::mesh_rings(dgx1);
+  const auto rings = mesh_rings(dgx1);
   ASSERT_GE(rings.size(), 2u);
   expect_rings_of_direct_links(dgx1, rings);
   // A pair joined by a double NVLink carries at most two rings, a single NVLink one.
@@ -92,9 +92,9 @@ TEST(NcclMeshRings, Dgx1RingsUseDistinctNvlinksWithinTheirCapacity) {
 }
 
 TEST(NcclMeshRings, SwitchedAndPcieNodesKeepOneRingOrder) {
-  EXPECT_TRUE(nccl::mesh_rings(load("ndv5.xml")).empty());
-  EXPECT_TRUE(nccl::mesh_rings(load("pcie-4gpu.xml")).empty());
-  EXPECT_TRUE(nccl::mesh_rings(load("ndv5-x2.xml")).empty());
+  EXPECT_TRUE(mesh_rings(load("ndv5.xml")).empty());
+  EXPECT_TRUE(mesh_rings(load("pcie-4gpu.xml")).empty());
+  EXPECT_TRUE(mesh_rings(load("ndv5-x2.xml")).empty());
 }
 
 }  // namespace

@@ -13,7 +13,7 @@ inline CallSpec half(ByteCount bytes) { return CallSpec{bytes, DataType::Half}; 
 
 // A size whose chunks hold `tiles` whole tiles and a partial one (a third of a tile, whole elements).
 inline ByteCount size_with_partial_tile(const ir::Algorithm& algo, ByteCount tiles) {
-  const ByteCount tile = msccl_tile_bytes(algo.protocol);
+  const ByteCount tile = msccl_iteration_bytes(algo.protocol);
   const ByteCount chunk = tiles * tile + (tile / 3 / 2) * 2;
   const ByteCount executor_bytes = chunk * algo.nchunksperloop;
   // nccl-tests size from the executor's nBytes (they differ only for gather and scatter).

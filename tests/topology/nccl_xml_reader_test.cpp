@@ -33,6 +33,7 @@ TEST(NcclXmlReader, AzureNdv5CompletedFromMachineHas8H100And8NdrNics) {
     EXPECT_EQ(g.model, "H100 SXM");
     EXPECT_EQ(g.sm, 90);
     EXPECT_DOUBLE_EQ(g.nvlink_bandwidth.gbps(), 18 * 25.0);  // 18 NVLink4 links x 25 GB/s
+    EXPECT_EQ(g.fabric_links, 18);
     EXPECT_DOUBLE_EQ(g.nic_bandwidth.gbps(), 50.0);           // 400 Gb/s
     EXPECT_NEAR(g.pcie_bandwidth.gbps(), 16 * 32.0 * 128 / 130 / 8, 1e-9);  // Gen5 x16
     ASSERT_TRUE(g.nearest_nic);
@@ -50,6 +51,7 @@ TEST(NcclXmlReader, AzureNdv4CompletedFromMachineHas8A100And8HdrNicsOn4Numa) {
   EXPECT_EQ(count(t, VertexKind::Cpu), 4);
   for (int r = 0; r < 8; ++r) {
     EXPECT_DOUBLE_EQ(t.gpu(r).nvlink_bandwidth.gbps(), 12 * 25.0);
+    EXPECT_EQ(t.gpu(r).fabric_links, 12);
     EXPECT_DOUBLE_EQ(t.gpu(r).nic_bandwidth.gbps(), 25.0);
     EXPECT_EQ(t.vertex(*t.gpu(r).nearest_nic).numa, t.gpu(r).numa);
   }
@@ -98,6 +100,7 @@ TEST(NcclXmlReader, FullDumpDgxH100MergesFourNvSwitchTargetsInto18Links) {
   const Topology t = load_topology(bundled("dgx-h100.xml"));
   EXPECT_EQ(count(t, VertexKind::NvSwitch), 1);
   EXPECT_DOUBLE_EQ(t.gpu(0).nvlink_bandwidth.gbps(), (5 + 5 + 4 + 4) * 25.0);
+  EXPECT_EQ(t.gpu(0).fabric_links, 5 + 5 + 4 + 4);
   EXPECT_EQ(t.route(0, 7).path_class, PathClass::Nvl);
   EXPECT_EQ(t.route(0, 7).links.size(), 2u);  // GPU -> NVSwitch -> GPU
 }

@@ -85,6 +85,7 @@ TEST(Routes, Mi300xIsAFullXgmiMesh) {
   const Topology t = load_topology(bundled("mi300x.xml"));
   for (int i = 0; i < 8; ++i) {
     EXPECT_DOUBLE_EQ(t.gpu(i).nvlink_bandwidth.gbps(), 7 * 64.0);
+    EXPECT_EQ(t.gpu(i).fabric_links, 7);  // one xGMI link to each peer
     for (int j = 0; j < 8; ++j) {
       if (i == j) continue;
       EXPECT_EQ(t.route(i, j).links.size(), 1u);

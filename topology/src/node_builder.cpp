@@ -50,6 +50,7 @@ class NodeBuilder {
     int numa;
     Bandwidth pcie;
     Bandwidth fabric{};  // NVLink/xGMI out of this GPU, summed
+    int fabric_links = 0;  // the links summed
   };
   struct PlacedNic {
     VertexId vertex, parent;
@@ -134,6 +135,7 @@ class NodeBuilder {
         }
         const LinkKind kind = link.xgmi ? LinkKind::Xgmi : LinkKind::NvLink;
         gpu.fabric.bytes_per_s += Bandwidth::GBps(link.count * link_gbps).bytes_per_s;
+        gpu.fabric_links += link.count;
         // Each GPU lists its own side of a peer link, so one element is one directed link.
         g_.add_link(gpu.vertex, gpu_vertex(link.target), kind, Bandwidth::GBps(link.count * link_gbps),
                     latency(link.xgmi ? "link.xgmi.latency" : "link.nvlink.latency"),
@@ -141,6 +143,7 @@ class NodeBuilder {
       }
       if (switch_links > 0) {
         gpu.fabric.bytes_per_s += Bandwidth::GBps(switch_links * link_gbps).bytes_per_s;
+        gpu.fabric_links += switch_links;
         g_.add_cable(gpu.vertex, nvswitch(), LinkKind::NvSwitch, Bandwidth::GBps(switch_links * link_gbps),
                      latency("link.nvswitch.latency"), fmt::format("NVLink{} x{}", nvlink_generation(raw.sm), switch_links));
       }
@@ -175,7 +178,7 @@ class NodeBuilder {
       const RawGpu& raw = *placed.pci->gpu;
       const GpuModel& model = *find_gpu_model(raw.model);
       GpuInfo info{placed.vertex, node_ * n + raw.rank, node_, raw.rank, placed.numa, raw.sm, model.arch, model.name,
-                   std::nullopt, placed.fabric, placed.pcie, Bandwidth{}};
+                   std::nullopt, placed.fabric, placed.fabric_links, placed.pcie, Bandwidth{}};
       if (const auto nic = nearest_nic(placed)) {
         info.nearest_nic = nics_[*nic].vertex;
         info.nic_bandwidth = nics_[*nic].speed;

@@ -149,10 +149,10 @@ class CudaRun {
   int connection(int from, int to, int channel, bool as_sender, int tb) {
     auto [it, inserted] = connection_index_.try_emplace(ConnectionKey{from, to, channel}, static_cast<int>(connections_.size()));
     if (inserted) {
-      const int slots = slots_per_transfer(algo_.protocol == ir::Protocol::LL ? ir::Protocol::LL : ir::Protocol::Simple);
+      const int slots = ir::steps_per_tile(algo_.protocol == ir::Protocol::LL ? ir::Protocol::LL : ir::Protocol::Simple);
       DeviceConnection c{};
       c.capacity = std::max(1, options_.slots_per_connection / slots);
-      c.transfer_words = static_cast<std::int64_t>((tile_bytes(algo_.protocol) + 7) / 8) * (algo_.protocol == ir::Protocol::LL ? 2 : 1);
+      c.transfer_words = static_cast<std::int64_t>((ir::tile_bytes(algo_.protocol) + 7) / 8) * (algo_.protocol == ir::Protocol::LL ? 2 : 1);
       c.ring = memory_.device<std::uint64_t>(device_of(to), static_cast<std::size_t>(c.capacity * c.transfer_words) * 8);
       c.tail = memory_.device<std::uint64_t>(device_of(to), 8);
       c.received = memory_.device<std::uint64_t>(device_of(to), 8);

@@ -77,7 +77,7 @@ class HostRun {
 
   host::Connection* connection(int from, int to, int channel) {
     auto& slot = connections_[ConnectionKey{from, to, channel}];
-    if (!slot) slot = std::make_unique<host::Connection>(options_.slots_per_connection, slots_per_transfer(algo_.protocol), control_);
+    if (!slot) slot = std::make_unique<host::Connection>(options_.slots_per_connection, ir::steps_per_tile(algo_.protocol), control_);
     return slot.get();
   }
 

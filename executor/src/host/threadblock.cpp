@@ -96,8 +96,8 @@ void run_step(const TbContext& ctx, int index, const ir::Step& step, std::size_t
   for (int done = 0; done < step.count; done += plan.max_allowed_count) {
     const int group = std::min(plan.max_allowed_count, step.count - done);
     const std::size_t elems = static_cast<std::size_t>(group - 1) * plan.chunk_elems + tile_len;
-    std::byte* src = op_reads_src(step.type) ? address(ctx, step.src_buf, step.src_off + done, tile_offset) : nullptr;
-    std::byte* dst = op_writes_dst(step.type) ? address(ctx, step.dst_buf, step.dst_off + done, tile_offset) : nullptr;
+    std::byte* src = ir::traits(step.type).reads_src ? address(ctx, step.src_buf, step.src_off + done, tile_offset) : nullptr;
+    std::byte* dst = ir::traits(step.type).writes_dst ? address(ctx, step.dst_buf, step.dst_off + done, tile_offset) : nullptr;
     runner.transfer(src, dst, elems);
   }
 }

@@ -1,11 +1,11 @@
-#include "mesh_rings.hpp"
+#include "ccforge/sim/mesh_rings.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <limits>
 
-namespace ccforge::sim::nccl {
+namespace ccforge::sim {
 namespace {
 
 // Bounds the search on meshes where the ring-count bound is not reachable (it is exponential in the
@@ -74,7 +74,7 @@ struct MeshSearch {
 
 std::vector<std::vector<int>> mesh_rings(const topo::Topology& topo) {
   const int p = topo.num_gpus();
-  if (topo.num_nodes() != 1 || p < 3 || topo.has_nvswitch()) return {};
+  if (topo.num_nodes() != 1 || p < 2 || topo.has_nvswitch()) return {};
   // Direct links: the best route between the pair is one link from GPU to GPU.
   std::vector<std::vector<double>> bandwidth(p, std::vector<double>(p, 0.0));
   double slowest = 0.0;
@@ -112,4 +112,4 @@ std::vector<std::vector<int>> mesh_rings(const topo::Topology& topo) {
   return search.best;
 }
 
-}  // namespace ccforge::sim::nccl
+}  // namespace ccforge::sim

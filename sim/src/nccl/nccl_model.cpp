@@ -158,13 +158,6 @@ double algbw_ratio(const NcclView& v, ir::Collective coll, int algo) {
   return 0.5;
 }
 
-// The topology built NVLink from datasheet per-link rates; NCCL counts the same links at its own speed.
-double datasheet_link_gbs(const topo::Topology& topo, topo::GpuArch arch) {
-  const std::string name = arch == topo::GpuArch::Cdna3 ? std::string("link.xgmi.bw_per_link")
-                                                        : std::string("link.nvlink.") + topo::param_key(arch) + ".bw_per_link";
-  return topo.link_params().get(name);
-}
-
 }  // namespace
 
 int max_channels(double nccl_version) { return nccl_version < 2.25 ? 32 : 64; }
@@ -185,9 +178,10 @@ NcclView make_view(const topo::Topology& topo, const SimParams& sim_params) {
   v.nnodes = topo.num_nodes();
   v.ppn = topo.gpus_per_node();
   v.arch = arch_row(g.arch);
-  const double links = g.nvlink_bandwidth.gbps() / datasheet_link_gbs(topo, g.arch);
+  // The topology built NVLink/xGMI from datasheet per-link rates; NCCL counts the same links at its own
+  // per-link speed (topo.h SMxx_NVLINK_BW), PCIe at PCI_BW-like rates.
+  const int links = g.fabric_links;
   v.intra_hw = links > 0 ? kHwNvlink : kHwPci;
-  // NCCL counts NVLink at its own per-link speed (topo.h SMxx_NVLINK_BW), PCIe at PCI_BW-like rates.
   v.intra_bw_gbs = links > 0 ? links * v.tables->nvlink_bw_per_link[v.arch] : g.pcie_bandwidth.gbps();
   v.inter_bw_gbs = g.nic_bandwidth.gbps() * params.get("sim.link.net.efficiency");
   v.nvswitch = topo.has_nvswitch();

@@ -25,10 +25,11 @@ std::vector<int> head_locals(const topo::Topology& topo) {
 }
 
 // NVLSTree chunk (NCCL v2.18.3 src/enqueue.cc computeColl, NCCL_ALGO_NVLS_TREE): one Simple step
-// (512 KiB), halved down to 32 KiB while the call is small against channels x heads concurrent ops.
+// (ir::step_bytes, 512 KiB), halved down to 32 KiB while the call is small against channels x heads
+// concurrent ops.
 double nvls_tree_chunk(double bytes, int nchannels, int nheads) {
   const double ops = static_cast<double>(nchannels) * nheads;
-  double chunk = 512.0 * 1024;
+  double chunk = static_cast<double>(ir::step_bytes(ir::Protocol::Simple));
   if (bytes < 32 * ops * chunk) chunk = 256.0 * 1024;
   if (bytes < 16 * ops * chunk) chunk = 128.0 * 1024;
   if (bytes < 4 * ops * chunk) chunk = 64.0 * 1024;

@@ -14,8 +14,8 @@ namespace {
 int pieces_in_dim(int n, int d) { return (((n - 1) >> d) + 1) / 2; }
 
 // PAT cuts each rank's piece into Simple steps and replays the whole pattern per step
-// (PatAGAlgorithm: offset += chunkCount); a step is 512 KiB (Simple buffer 4 MiB / NCCL_STEPS).
-constexpr double kPatChunkBytes = 512.0 * 1024;
+// (PatAGAlgorithm: offset += chunkCount) of ir::step_bytes(Simple).
+const double kPatChunkBytes = static_cast<double>(ir::step_bytes(ir::Protocol::Simple));
 
 }  // namespace
 

@@ -4,35 +4,31 @@
 #include <cmath>
 #include <optional>
 
+#include "ccforge/sim/mesh_rings.hpp"
 #include "costs.hpp"
 #include "copy_folding.hpp"
-#include "mesh_rings.hpp"
 #include "nccl_lowering.hpp"
 #include "send_order.hpp"
 
 namespace ccforge::sim::nccl {
 namespace {
 
-// NCCL ring chunking (src/device/all_reduce.h, all_gather.h; buffer sizes from src/init.cc): Simple
-// moves a chunk of 4 steps of 512 KiB in 2 slices; LL and LL128 one step per chunk.
+// NCCL ring chunking (src/device/all_reduce.h, all_gather.h; src/include/collectives.h
+// ALLREDUCE_CHUNKSTEPS NCCL_STEPS/2, ALLREDUCE_SLICESTEPS NCCL_STEPS/4): Simple moves a chunk of
+// 4 steps in 2 slices; LL and LL128 one step per chunk.
 struct RingChunking {
   double chunk_bytes;
   int slices;
   int steps_per_slice;  // FIFO slots one slice occupies
 };
 RingChunking ring_chunking(ir::Protocol proto) {
-  switch (proto) {
-    case ir::Protocol::Simple:
-      return {4.0 * 512 * 1024, 2, 2};
-    case ir::Protocol::LL:
-      return {32.0 * 1024, 1, 1};
-    case ir::Protocol::LL128:
-      return {576000.0, 1, 1};
-  }
-  return {4.0 * 512 * 1024, 2, 2};
+  const double step = static_cast<double>(ir::step_bytes(proto));
+  if (proto != ir::Protocol::Simple) return {step, 1, 1};
+  constexpr int kChunkSteps = ir::kNcclSteps / 2, kSliceSteps = ir::kNcclSteps / 4;
+  return {step * kChunkSteps, kChunkSteps / kSliceSteps, kSliceSteps};
 }
 
-// Ring order of channel c: on a direct-link mesh the c-th of the searched rings (mesh_rings.hpp);
+// Ring order of channel c: on a direct-link mesh the c-th of the searched rings (sim/mesh_rings.hpp);
 // otherwise node by node, across nodes the local GPUs rotated by c so channels leave each node from
 // different GPUs (and thus NICs), as NCCL's multi-ring search does. Inside one switched node all
 // channels share one ring.

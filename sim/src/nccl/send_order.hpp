@@ -1,9 +1,8 @@
 // The order constraint between successive sends of one threadblock on one connection (one peer).
 // Over NVLink or PCIe the threadblock stores the data into the peer itself, so a send starts when the
 // previous one has landed. Over the network it only fills a slot of the connection's FIFO and the
-// proxy and NIC carry it on: a send waits for the slot it reuses, NCCL_STEPS sends back (NCCL
-// src/include/device.h NCCL_STEPS 8; prims_simple.h / prims_ll.h wait on the peer's head), not for
-// the network latency of the previous one.
+// proxy and NIC carry it on: a send waits for the slot it reuses, ir::kNcclSteps sends back
+// (prims_simple.h / prims_ll.h wait on the peer's head), not for the network latency of the previous one.
 #pragma once
 
 #include <vector>
@@ -13,12 +12,10 @@
 
 namespace ccforge::sim::nccl {
 
-inline constexpr int kNcclSteps = 8;
-
 class SendOrder {
  public:
   // `steps_per_send`: FIFO slots one send occupies (a Simple ring slice spans 2 steps).
-  explicit SendOrder(int steps_per_send = 1) : slots_(std::max(1, kNcclSteps / steps_per_send)) {}
+  explicit SendOrder(int steps_per_send = 1) : slots_(std::max(1, ir::kNcclSteps / steps_per_send)) {}
 
   // Makes `t`, the next send on this connection, wait for the earlier send it must follow.
   void chain(TaskGraph& graph, TaskId t, bool over_network) {

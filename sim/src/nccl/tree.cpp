@@ -13,18 +13,8 @@
 namespace ccforge::sim::nccl {
 namespace {
 
-// NCCL tree chunk: one protocol step (calcBytePerStep: Simple 512 KiB, LL 32 KiB, LL128 576,000 B).
-double tree_chunk(ir::Protocol proto) {
-  switch (proto) {
-    case ir::Protocol::Simple:
-      return 512.0 * 1024;
-    case ir::Protocol::LL:
-      return 32.0 * 1024;
-    case ir::Protocol::LL128:
-      return 576000.0;
-  }
-  return 512.0 * 1024;
-}
+// NCCL tree chunk: one protocol step (calcBytePerStep, ir::step_bytes).
+double tree_chunk(ir::Protocol proto) { return static_cast<double>(ir::step_bytes(proto)); }
 
 // One tree channel (NCCL all_reduce.h runTreeUpDown/runTreeSplit): per chunk, every rank reduces
 // what its children sent and passes it to its parent; the root then sends the result down, every rank

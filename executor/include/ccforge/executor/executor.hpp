@@ -65,8 +65,8 @@ std::optional<std::string> why_not_runnable(const ir::Algorithm& algo, const Cal
 struct ExecOptions {
   // A run with no step finishing anywhere for this long is a deadlock: it becomes an error, never a hang.
   std::chrono::milliseconds watchdog{5000};
-  // Slots per connection, NCCL_STEPS = 8 (NCCL src/include/device.h); a sender blocks when all are full.
-  int slots_per_connection = 8;
+  // Slots per connection (ir::kNcclSteps); a sender blocks when all are full.
+  int slots_per_connection = ir::kNcclSteps;
 };
 
 struct Timing {

@@ -12,6 +12,7 @@
 
 #include "ccforge/common/diag.hpp"
 #include "ccforge/common/units.hpp"
+#include "ccforge/ir/executor_facts.hpp"
 
 namespace ccforge::ir {
 
@@ -24,14 +25,9 @@ enum class BufferKind { Input, Output, Scratch };
 const char* to_string(Collective c);    // "allreduce", ...
 const char* to_string(Protocol p);      // "Simple", "LL", "LL128"
 const char* to_string(OpType t);        // "s", "r", "rcs", ...
-bool op_sends(OpType t);                // pushes data to its threadblock's send peer
-bool op_receives(OpType t);             // pops data from its threadblock's recv peer
 char to_char(BufferKind b);             // 'i', 'o', 's'
 std::optional<Collective> collective_from_string(std::string_view s);
 std::optional<Protocol> protocol_from_string(std::string_view s);  // case-insensitive ("ll128" ok)
-
-// The executor's sizeMultiplier: ngpus for allgather, reducescatter, alltoall; 1 otherwise.
-int size_multiplier(Collective c, int ngpus);
 
 // Size conventions (sizes.cpp). A "size" in ccforge's CLIs and CSVs is nccl-tests' size: the total over
 // ranks for allgather, reducescatter, alltoall, gather and scatter; the per-rank buffer for allreduce,
@@ -60,15 +56,6 @@ int chunks_per_loop(Collective c, int input_chunks, int output_chunks);
 // nccl-tests busbw = algbw x this factor (nccl-tests doc/PERFORMANCE.md): 2(p-1)/p for allreduce,
 // (p-1)/p for allgather, reducescatter, alltoall(v), gather and scatter, 1 otherwise.
 double bus_bandwidth_factor(Collective c, int ngpus);
-
-// Limits of msccl-executor-nccl (formats.md §1.5); the checker enforces them.
-struct Limits {
-  int max_steps_per_tb = 64;      // MSCCL_MAX_NUM_STEPS
-  int max_count = 71;             // cnt < MSCCL_MAX_COUNT (72)
-  int max_channels = 32;          // MAXCHANNELS
-  int max_tbs_per_channel = 32;   // MSCCL_MAX_NUM_THREAD_BLOCKS_PER_CHANNEL (per direction)
-  int max_reduce_fusion = 16;     // MSCCL_MAX_REDUCE_FUSION
-};
 
 struct Step {
   OpType type = OpType::Nop;

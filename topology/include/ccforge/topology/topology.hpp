@@ -61,6 +61,7 @@ struct GpuInfo {
   std::string model;  // "H100 SXM", "A100 SXM", "MI300X", ...
   std::optional<VertexId> nearest_nic;  // the NIC NCCL would pair with this GPU (same PCI switch, else NUMA)
   Bandwidth nvlink_bandwidth;  // total GPU-fabric bandwidth (NVLink/xGMI) per direction
+  int fabric_links = 0;        // NVLink/xGMI links that bandwidth sums (to peers and to NVSwitches)
   Bandwidth pcie_bandwidth;
   Bandwidth nic_bandwidth;     // of nearest_nic, 0 when none
 };

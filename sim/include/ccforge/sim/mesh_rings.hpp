@@ -1,0 +1,23 @@
+// Link-disjoint rings on a node whose GPUs are joined by direct links (MI300X xGMI, DGX-1 NVLink; no
+// switch between GPUs): the one ring packer. sim's NCCL baseline runs channel c on ring c % size(), as
+// NCCL's topology search (src/graph/search.cc ncclTopoCompute -> ncclTopoSearchRec) finds each
+// channel's ring on the link bandwidth the previous channels left; search's ring generators take their
+// rings from it too (search::find_rings).
+#pragma once
+
+#include <vector>
+
+#include "ccforge/topology/topology.hpp"
+
+namespace ccforge::sim {
+
+// The rings NCCL's search would find, in search order. Each directed GPU-GPU link carries as many
+// rings as its bandwidth holds multiples of the slowest such link (a double NVLink carries two); each
+// ring is a Hamiltonian cycle over links with capacity left, starting at rank 0 and preferring the
+// neighbour with most capacity left (lowest rank on ties); the search backtracks across channels, as
+// NCCL's does, until no GPU has links left or its budget ends. Empty when the topology is not one node
+// of two or more GPUs joined by direct links (switches, PCIe, several nodes) or no ring of direct
+// links exists.
+std::vector<std::vector<int>> mesh_rings(const topo::Topology& topo);
+
+}  // namespace ccforge::sim
