@@ -4,7 +4,7 @@
 #include <optional>
 
 #include "ccforge/sim/sim.hpp"
-#include "tuning_tables.hpp"
+#include "tuning_tables_2_18.hpp"
 
 namespace ccforge::sim::nccl {
 

@@ -126,7 +126,7 @@ NcclChoice nccl_choose(const topo::Topology& topo, ir::Collective coll, ByteCoun
                      request.algo ? to_string(*request.algo) : "any algorithm", request.proto ? " with protocol " : "",
                      request.proto ? ir::to_string(*request.proto) : ""),
          "tree is allreduce only; nvls needs Hopper+ NVSwitch and one node, nvlstree Hopper+ NVSwitch and 2+ "
-         "nodes (allreduce); pat needs sim.nccl.version=2.28 and one GPU per node (allgather/reducescatter); "
+         "nodes (allreduce); pat needs NCCL 2.23+ (sim.nccl.version) and one GPU per node (allgather/reducescatter); "
          "nvls, nvlstree and pat are Simple only; p2p serves alltoall/gather/scatter with Simple; use --algo nccl");
   }
   best.nchannels =
