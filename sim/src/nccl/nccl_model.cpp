@@ -160,14 +160,13 @@ double algbw_ratio(const NcclView& v, ir::Collective coll, int algo) {
   return 0.5;
 }
 
-// The topology built NVLink from datasheet per-link rates; NCCL counts the same links at its own speed.
+}  // namespace
+
 double datasheet_link_gbs(const topo::Topology& topo, topo::GpuArch arch) {
   const std::string name = arch == topo::GpuArch::Cdna3 ? std::string("link.xgmi.bw_per_link")
                                                         : std::string("link.nvlink.") + topo::param_key(arch) + ".bw_per_link";
   return topo.link_params().get(name);
 }
-
-}  // namespace
 
 NcclView make_view(const topo::Topology& topo, const ParamTable& params) {
   NcclView v;

@@ -22,6 +22,10 @@ struct NcclView {
   int nchannels = 1;           // ring/tree channels (NCCL_MIN_NCHANNELS in the reference runs)
 };
 
+// GB/s of one NVLink (xGMI for CDNA3) as the topology was built from datasheets; NCCL counts the same
+// links at its own per-link speed (tuning tables' nvlink_bw_per_link).
+double datasheet_link_gbs(const topo::Topology& topo, topo::GpuArch arch);
+
 // Throws DiagError when sim.nccl.version names a version whose tables ccforge does not carry.
 NcclView make_view(const topo::Topology& topo, const ParamTable& params);
 

@@ -33,6 +33,14 @@ enum class NvlsModel {
   kEfficiency,
 };
 
+// What ncclTopoCompute's channel search (src/graph/search.cc) and the channel limits need per version;
+// used only by default_nchannels (default_channels.hpp).
+struct ChannelSearch {
+  int max_channels;               // MAXCHANNELS (src/include/device.h)
+  double sm90_intra_speeds[12];   // sm90SpeedArrayIntra, GB/s per channel, descending, 0 ends it
+  bool amd_inter_cpu_limited;     // topo.h AMD_BW caps the link between AMD sockets (else LOC_BW)
+};
+
 struct TuningConstants {
   double base_lat[kNumAlgos][kNumProtos];
   double hw_lat[3][kNumAlgos][kNumProtos];  // [NVLINK | PCI | NET]
@@ -54,6 +62,7 @@ struct TuningConstants {
   bool gather_busbw_unconverted;
   NvlsModel nvls_model;
   double pat_bw_factor;          // PAT busBw discount; 0 = no PAT (before 2.23)
+  ChannelSearch channel_search;
 };
 
 // treeCorrectionFactor[proto][log2(bytes >> 6)], 64 B .. 256 MB (the same at every carried tag).

@@ -26,6 +26,9 @@ inline constexpr TuningConstants kNccl2_18_3 = {
     false,
     NvlsModel::kLinks2_18,
     0.0,
+    // v2.18.3-1 src/include/device.h MAXCHANNELS 32; src/graph/search.cc sm90SpeedArrayIntra; topo.h has
+    // no AMD_BW yet (ncclTopoGetInterCpuBw leaves AMD sockets at LOC_BW).
+    {32, {60, 40, 30, 24, 20, 15, 12, 6, 3}, false},
 };
 
 // NCCL 2.21.5 (v2.21.5-1; v2.22.3-1's tuning.cc, topo.h and enqueue.cc thinning carry the same numbers
@@ -56,6 +59,9 @@ inline constexpr TuningConstants kNccl2_21_5 = [] {
   t.ring_ll_by_coll = false;
   t.nvls_all_gather = true;
   t.nvls_model = NvlsModel::kFiveSixths;
+  // src/graph/search.cc sm90SpeedArrayIntra gains 50 (2.19) and 11 GB/s (2.21); topo.h AMD_BW 16 GB/s
+  // between AMD sockets (2.19+). MAXCHANNELS stays 32.
+  t.channel_search = {32, {60, 50, 40, 30, 24, 20, 15, 12, 11, 6, 3}, true};
   return t;
 }();
 

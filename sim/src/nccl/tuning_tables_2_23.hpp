@@ -25,7 +25,7 @@ inline constexpr TuningConstants kNccl2_23_4 = [] {
 }();
 
 // NCCL 2.26.6 (v2.26.6-1): 2.23.4 with a Blackwell row (tuning.cc: twice Hopper's llMaxBws and
-// perChMax*Bws; topo.h SM100_NVLINK_BW 40.0) and PAT busBw x .75 instead of .85.
+// perChMax*Bws; topo.h SM100_NVLINK_BW 40.0), PAT busBw x .75 instead of .85 and 64 channels at most.
 inline constexpr TuningConstants kNccl2_26_6 = [] {
   TuningConstants t = kNccl2_23_4;
   for (int col = 0; col < 3; ++col) {
@@ -36,6 +36,7 @@ inline constexpr TuningConstants kNccl2_26_6 = [] {
   }
   t.nvlink_bw_per_link[3] = 40.0;
   t.pat_bw_factor = 0.75;
+  t.channel_search.max_channels = 64;  // src/include/device.h MAXCHANNELS 64 (was 32 up to 2.23)
   return t;
 }();
 

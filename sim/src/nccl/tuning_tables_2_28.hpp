@@ -27,6 +27,8 @@ inline constexpr TuningConstants kNccl2_28_9 = {
     true,
     NvlsModel::kEfficiency,
     0.75,  // ncclTopoTuneModel: PAT busBw x 0.75
+    // src/include/device.h MAXCHANNELS 64; src/graph/search.cc sm90SpeedArrayIntra; topo.h AMD_BW.
+    {64, {60, 50, 40, 30, 24, 20, 15, 12, 11, 6, 3}, true},
 };
 
 }  // namespace ccforge::sim::nccl
