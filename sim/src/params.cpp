@@ -94,7 +94,8 @@ std::vector<Param> hardware_params() {
        "NCCL v2.18.3 src/graph/tuning.cc baseLat[NVLS][SIMPLE] (NVLS's whole-call latency; 2.28 puts 25 in hwLat)"},
       // Network transfers pass through the CPU proxy thread and the NIC.
           {"sim.nccl.version", 2.18, "version",
-       "NCCL whose tuning tables pick the baseline (2.18 or 2.28); 2.18.3 produced the published ND H100 v5 numbers"},
+       "NCCL (major.minor) whose tuning tables pick the baseline: 2.18, 2.21, 2.22, 2.23, 2.26, 2.27 or 2.28 "
+       "(sim/src/nccl/tuning_tables*.hpp, read at NVIDIA/nccl tags); 2.18.3 produced the published ND H100 v5 numbers"},
       {"sim.nccl.nchannels", 32, "channels", "NCCL_MIN_NCHANNELS=32 of the published ND H100 v5 runs (Azure/msccl docs/performance-nd-h100-v5.md)"},
       // The benchmark's launch: one kernel launch per GPU a thread drives, per iteration.
       {"sim.launch.host_per_gpu_us", 4.555, "us",

@@ -7,6 +7,7 @@
 
 #include "ccforge/ir/step_graph.hpp"
 #include "ccforge/sim/sim.hpp"
+#include "source_dir.hpp"
 
 namespace ccforge::sim {
 namespace {

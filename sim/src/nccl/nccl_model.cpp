@@ -76,11 +76,13 @@ bool nvls_capable(const NcclView& v) {
 }
 
 // NVLSTree: each NVLS head (one per NIC) moves its share through its NIC; the graph's per-channel
-// speed is that NIC's. 2.28 caps it by the in-switch rate and perChMaxNVLSTreeBws; 2.18 does not.
+// speed is that NIC's. 2.19-2.27 halve it from 3 nodes on; 2.28 caps it by the in-switch rate and
+// perChMaxNVLSTreeBws; 2.18 does neither.
 double nvls_tree_bus_bw(const NcclView& v) {
   const TuningConstants& t = *v.tables;
   const double head_bw = v.inter_bw_gbs;
-  if (t.legacy_multi_node) return v.nvls_heads * head_bw;
+  if (t.nvls_model == NvlsModel::kLinks2_18) return v.nvls_heads * head_bw;
+  if (t.nvls_model != NvlsModel::kEfficiency) return v.nvls_heads * (v.nnodes <= 2 ? head_bw : head_bw / 2);
   const double intra = head_bw * t.nvls_efficiency[v.arch] * (kNvlsChannels - 1) / kNvlsChannels * 2;
   const double inter = head_bw * (v.nnodes <= 2 ? 2 : 1);
   return v.nvls_heads * std::min({intra, inter, t.per_ch_max_nvls_tree_bw[v.arch][node_column(v.nnodes)]});
@@ -101,7 +103,9 @@ double bus_bw(const NcclView& v, ir::Collective coll, int algo, int proto) {
     const bool supported = allreduce || (gather_like(coll) && v.tables->nvls_all_gather);
     // Across nodes NVLS needs CollNet (SHARP), which ccforge's fabrics do not offer.
     if (!nvls_capable(v) || proto != kSimple || !supported || v.nnodes > 1) return 0.0;
-    if (v.tables->ring_ll_by_coll) return bw;  // 2.18: busBw = nChannels x bwIntra, ratio 5/6 below
+    // One node: the NVLS graph's bwInter equals its bwIntra, so min(bwIntra, bwInter) is bwIntra.
+    if (v.tables->nvls_model == NvlsModel::kGatherCapped && !allreduce) return bw * std::min((v.ppn - 1.0) / v.ppn, 0.9);
+    if (v.tables->nvls_model != NvlsModel::kEfficiency) return bw;  // busBw = nChannels x bwIntra
     const double intra = bw * v.tables->nvls_efficiency[v.arch] * (kNvlsChannels - 1) / kNvlsChannels;
     return allreduce ? intra * 2 : intra * (v.ppn - 1) / v.ppn;
   }
@@ -111,8 +115,8 @@ double bus_bw(const NcclView& v, ir::Collective coll, int algo, int proto) {
   }
   if (algo == kPat) {
     // ncclPatEnable: 2.23+, one GPU per node, Simple only, allgather and reducescatter.
-    if (!v.tables->pat || !v.pat_enabled || proto != kSimple || !gather_like(coll) || v.ppn != 1) return 0.0;
-    return bw * kPatBwFactor;
+    if (v.tables->pat_bw_factor <= 0.0 || !v.pat_enabled || proto != kSimple || !gather_like(coll) || v.ppn != 1) return 0.0;
+    return bw * v.tables->pat_bw_factor;
   }
   return 0.0;  // CollNet: no SHARP fabric modelled
 }
@@ -140,7 +144,7 @@ double latency_us(const NcclView& v, ir::Collective coll, int algo, int proto) {
   }
   if (algo == kTree) return base + 2 * ((v.ppn - 1) * intra + lg * inter);
   if (algo == kNvlsTree) {
-    if (legacy) return base + 2 * (v.nnodes - 1) * inter;
+    if (t.nvls_model == NvlsModel::kLinks2_18) return base + 2 * (v.nnodes - 1) * inter;
     return base + intra + 2 * lg * inter;
   }
   if (algo == kPat) return base + lg * (inter / kPatInterLatDivisor) + v.nranks * kPatPerRankUs;
@@ -148,30 +152,32 @@ double latency_us(const NcclView& v, ir::Collective coll, int algo, int proto) {
 }
 
 double algbw_ratio(const NcclView& v, ir::Collective coll, int algo) {
-  const bool legacy = v.tables->legacy_multi_node;
-  // 2.28 converts bus to algorithm bandwidth only for ring, or for allreduce-like collectives.
-  if (!legacy && algo != kRing && gather_like(coll)) return 1.0;
+  const NvlsModel nvls = v.tables->nvls_model;
+  // 2.23+ convert bus to algorithm bandwidth only for ring, or for allreduce-like collectives.
+  if (v.tables->gather_busbw_unconverted && algo != kRing && gather_like(coll)) return 1.0;
   const double ring_ratio = static_cast<double>(v.nranks) / nsteps(coll, v.nranks);
-  if (algo == kRing) return ring_ratio;
-  if (algo == kNvls) return legacy ? 5.0 / 6.0 : ring_ratio;
-  if (algo == kNvlsTree) return legacy ? 0.7 * v.nnodes / (2.0 * (v.nnodes - 1)) : ring_ratio;
+  if (algo == kRing || ((algo == kNvls || algo == kNvlsTree) && nvls == NvlsModel::kEfficiency)) return ring_ratio;
+  if (algo == kNvlsTree && nvls == NvlsModel::kLinks2_18) return 0.7 * v.nnodes / (2.0 * (v.nnodes - 1));
+  if (algo == kNvls || algo == kNvlsTree) return 5.0 / 6.0;
   return 0.5;
 }
 
 }  // namespace
 
-int max_channels(double nccl_version) { return nccl_version < 2.25 ? 32 : 64; }
+double datasheet_link_gbs(const topo::Topology& topo, topo::GpuArch arch) {
+  const std::string name = arch == topo::GpuArch::Cdna3 ? std::string("link.xgmi.bw_per_link")
+                                                        : std::string("link.nvlink.") + topo::param_key(arch) + ".bw_per_link";
+  return topo.link_params().get(name);
+}
 
 NcclView make_view(const topo::Topology& topo, const SimParams& sim_params) {
   NcclView v;
   const ParamTable& params = sim_params.table;
   const double version = params.get("sim.nccl.version");
-  if (version == 2.18)
-    v.tables = &kNccl2_18_3;
-  else if (version == 2.28)
-    v.tables = &kNccl2_28_9;
-  else {
-    fail_at("sim.nccl.version", 0, fmt::format("no NCCL tuning tables for version {}", version), "use 2.18 or 2.28");
+  v.tables = tuning_tables_for(version);
+  if (v.tables == nullptr) {
+    fail_at("sim.nccl.version", 0, fmt::format("no NCCL tuning tables for version {}", version),
+            fmt::format("use one of {}; a patch release maps to its major.minor", kCarriedNcclVersions));
   }
   const topo::GpuInfo& g = topo.gpu(0);
   v.nranks = topo.num_gpus();
@@ -190,7 +196,7 @@ NcclView make_view(const topo::Topology& topo, const SimParams& sim_params) {
     if (topo.gpu(r).nearest_nic) nics.insert(topo.gpu(r).nearest_nic->v);
   }
   v.nvls_heads = static_cast<int>(nics.size());
-  v.nchannels = nccl_channels(static_cast<int>(params.get("sim.nccl.nchannels")), sim_params.nccl, max_channels(version));
+  v.nchannels = nccl_channels(static_cast<int>(params.get("sim.nccl.nchannels")), sim_params.nccl, v.tables->channel_search.max_channels);
   v.nvls_enabled = sim_params.nccl.nvls.value_or(true);
   v.pat_enabled = sim_params.nccl.pat.value_or(true);
   return v;

@@ -4,7 +4,7 @@
 #include <optional>
 
 #include "ccforge/sim/sim.hpp"
-#include "tuning_tables.hpp"
+#include "tuning_tables_2_18.hpp"
 
 namespace ccforge::sim::nccl {
 
@@ -24,8 +24,9 @@ struct NcclView {
   bool pat_enabled = true;     // NCCL_PAT_ENABLE
 };
 
-// MAXCHANNELS of the NCCL version: 32 up to 2.24, 64 from 2.25 (src/include/device.h at v2.24.3-1, v2.25.1-1).
-int max_channels(double nccl_version);
+// GB/s of one NVLink (xGMI for CDNA3) as the topology was built from datasheets; NCCL counts the same
+// links at its own per-link speed (tuning tables' nvlink_bw_per_link).
+double datasheet_link_gbs(const topo::Topology& topo, topo::GpuArch arch);
 
 // Throws DiagError when sim.nccl.version names a version whose tables ccforge does not carry.
 NcclView make_view(const topo::Topology& topo, const SimParams& params);

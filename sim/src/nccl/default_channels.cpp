@@ -1,0 +1,211 @@
+// Read from NVIDIA/nccl v2.18.3-1 and v2.28.9-1 (the steps are the same at v2.21.5-1 .. v2.27.7-1; only
+// the constants in ChannelSearch differ):
+// - src/init.cc: the ring graph is searched with 1 .. MAXCHANNELS/2 channels, then the tree graph with
+//   exactly as many channels as the ring got; comm->nChannels = min(ring, tree).
+// - src/graph/search.cc ncclTopoCompute: start at the fastest per-channel speed that no GPU-GPU path is
+//   slower than (maxBw) and that minChannels channels do not overdraw (totalBw, x nGPUs/(nGPUs-1) for
+//   trees); find as many channels as the links hold at that speed; keep a solution only if channels x
+//   speed beats the best so far (a tie keeps the earlier, fewer hops); stop when it reaches totalBw or
+//   maxChannels, else try the next slower speed while it is above 0.49 x the best one's. Then channels
+//   are doubled (bandwidth halved) when the speed is at least 25 GB/s, except on sm > 80 below
+//   50 GB/s with more than 4 channels. No solution: one channel in rank order.
+// - src/graph/connect.cc ncclTopoPostset: the channels are doubled again (at most MAXCHANNELS);
+//   NCCL_MAX_NCHANNELS defaults to MAXCHANNELS and NCCL_MIN_NCHANNELS to 0, so nothing else changes
+//   on one node (the x2 for sm90 with bwIntra > 45 applies only across nodes).
+// - src/init.cc ncclTopoTrimSystem drops the NICs when the node's GPUs are all in the communicator, so
+//   the search uses the intra-node speed arrays and GPU-to-GPU paths only.
+//
+// What this gives on ccforge's bundled single-node topologies (tests/sim/nccl_default_channels_test.cpp):
+// - H100 NVSwitch (ndv5, dgx-h100): each GPU's port is 18 NVLinks x SM90_NVLINK_BW = 360 GB/s (2.18)
+//   or 370.8 (2.19+). Ring: 6 channels at 60 GB/s (= 360: done at 2.18; at 2.19+ 50, 40 and 30 GB/s give
+//   350, 360, 360 and do not beat it, 24 is below 0.49 x 60); doubled to 12 at 30. Tree: 12 channels
+//   from 30 GB/s (12 x 40 overdraws the port). 12 -> 24 channels.
+// - A100 NVSwitch (ndv4): 12 x 20 = 240 GB/s. Ring 6 at 40 -> 12 at 20 (sm 80 is not > 80); tree 12
+//   at 20. 12 -> 24 channels.
+// - V100 cube mesh (dgx1-v100): double NVLinks 40, single 20 GB/s, 120 per GPU. 40 and 30 GB/s hold
+//   only rings over double links (2, one per direction: 80); 20 GB/s holds the 6 rings mesh_rings finds
+//   (120 = totalBw). No doubling below 25 GB/s; tree 6 at 20. 6 -> 12 channels.
+// - PCIe, 4 A100 over two AMD sockets (pcie-4gpu): NCCL counts Gen4 x16 as 24 GB/s. 2.18 (no AMD_BW):
+//   ring 1 channel at 20, 2 at 12 (= 24 = totalBw); tree 2 at 12. 2 -> 4 channels. 2.19+ (AMD_BW 16
+//   GB/s between sockets, crossed once each way per ring): ring 1 at 15, nothing better down to 9 GB/s;
+//   tree 1 at 15. 1 -> 2 channels.
+// - MI300X runs RCCL, not derived here: rccl src/graph/search.cc first matches the node against its
+//   hand-made models (parseA2a8P in src/graph/rome_models.cc for 8 all-to-all xGMI GPUs), and
+//   ncclTopoPostset raises the count to at least nc x the searched channels, nc = 2 for 8 ranks (16 for
+//   2, 4 for 4) in src/init.cc, within MAXCHANNELS 128 (64 with intra-node net channels).
+#include "default_channels.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <limits>
+#include <vector>
+
+#include <fmt/core.h>
+
+#include "ccforge/common/diag.hpp"
+#include "ccforge/sim/mesh_rings.hpp"
+#include "nccl_model.hpp"
+
+namespace ccforge::sim::nccl {
+namespace {
+
+// src/graph/search.cc speedArrayIntra, GB/s per channel for GPUs before sm90 (same at every carried tag).
+const std::vector<double> kIntraSpeeds = {40, 30, 20, 18, 15, 12, 10, 9, 7, 6, 5, 4, 3};
+
+// NCCL counts a PCIe lane at 0.75 x its GT/s / 8 GB/s (src/graph/topo.cc kvDictPciGen in 100 Mb/s,
+// width x speed / 80); ccforge's topology at its 128b/130b payload rate (GT/s x 128/130 / 8).
+constexpr double kNcclPciePerTopologyPcie = 0.75 * 130.0 / 128.0;
+
+constexpr double kLocBw = 5000.0;  // topo.h LOC_BW: what NCCL gives a link it does not limit
+
+constexpr double kDupMinSpeed = 25.0;        // search.cc: no doubling below 25 GB/s per channel
+constexpr double kDupSm90MaxSpeed = 50.0;    // ... nor, on sm > 80, below 50 GB/s with > 4 channels
+constexpr int kDupSm90MaxChannels = 4;
+constexpr double kSlowerSpeedRatio = 0.49;  // search.cc: try a slower speed only above 0.49 x the best
+
+// What ncclTopoCompute sees of the node.
+struct NodeView {
+  double max_bw = 0.0;                     // system->maxBw: the fastest GPU-to-GPU path
+  double total_bw = 0.0;                   // system->totalBw: a GPU's NVLink sum, or its PCIe link
+  std::function<int(double)> channels_at;  // channels the links hold at a per-channel speed
+};
+
+struct Graph {
+  int nchannels = 0;
+  double speed = 0.0;
+};
+
+int fit(double bw, double speed) { return static_cast<int>(std::floor(bw / speed + 1e-9)); }
+
+Graph search(const NodeView& node, const std::vector<double>& speeds, int min_channels, int max_channels,
+             double start_total_bw) {
+  std::size_t i = 0;
+  while (i + 1 < speeds.size() && (speeds[i] > node.max_bw || speeds[i] * min_channels > start_total_bw)) ++i;
+  Graph best;
+  for (;;) {
+    const int n = std::min(node.channels_at(speeds[i]), max_channels);
+    if (n >= min_channels && n * speeds[i] > best.nchannels * best.speed) best = {n, speeds[i]};
+    if (best.nchannels == max_channels || best.nchannels * best.speed >= node.total_bw) break;
+    if (i + 1 == speeds.size() || (best.nchannels > 0 && speeds[i + 1] / best.speed <= kSlowerSpeedRatio)) break;
+    ++i;
+  }
+  if (best.nchannels == 0) best = {1, 0.0};  // "falling back to simple order"
+  return best;
+}
+
+void duplicate(Graph& g, int sm, int max_channels) {
+  if (g.speed < kDupMinSpeed) return;
+  if (sm > 80 && g.speed < kDupSm90MaxSpeed && g.nchannels > kDupSm90MaxChannels) return;
+  g.nchannels = std::min(2 * g.nchannels, max_channels);
+}
+
+// GPUs meet in an NVSwitch: every ring or chain crosses each GPU's port once each way per channel.
+NodeView nvswitch_view(double port_gbs) {
+  return {port_gbs, port_gbs, [port_gbs](double speed) { return fit(port_gbs, speed); }};
+}
+
+// Direct NVLinks: at the single link's speed or below, the rings mesh_rings finds (its search is
+// NCCL's on link units); above it, at most the links each GPU has that are that fast (a bound: only
+// the lower speeds decide on the bundled meshes).
+NodeView mesh_view(const topo::Topology& topo, double nccl_gbs_per_link) {
+  const int p = topo.num_gpus();
+  const double datasheet = datasheet_link_gbs(topo, topo.gpu(0).arch);
+  std::vector<std::vector<double>> out(p);
+  NodeView node;
+  double unit = std::numeric_limits<double>::max();
+  for (int a = 0; a < p; ++a) {
+    for (int b = 0; b < p; ++b) {
+      if (a == b || topo.route(a, b).links.size() != 1) continue;
+      const topo::Link& l = topo.link(topo.route(a, b).links[0]);
+      const double bw = std::round(l.bandwidth.gbps() / datasheet) * nccl_gbs_per_link;
+      out[a].push_back(bw);
+      unit = std::min(unit, bw);
+      node.max_bw = std::max(node.max_bw, bw);
+    }
+    double sum = 0.0;
+    for (double bw : out[a]) sum += bw;
+    node.total_bw = std::max(node.total_bw, sum);
+  }
+  const int rings = static_cast<int>(mesh_rings(topo).size());
+  node.channels_at = [out, unit, rings](double speed) {
+    if (speed <= unit) return rings * fit(unit, speed);
+    int fewest = std::numeric_limits<int>::max();
+    for (const auto& links : out) {
+      int n = 0;
+      for (double bw : links) n += fit(bw, speed);
+      fewest = std::min(fewest, n);
+    }
+    return fewest;
+  };
+  return node;
+}
+
+// PCIe only: each channel crosses every GPU's link once each way, and the link between sockets once
+// each way when the GPUs span two (a ring) or once (a chain); every PCIe link is taken as wide as the GPU's.
+NodeView pcie_view(const topo::Topology& topo, const TuningConstants& tables) {
+  const int p = topo.num_gpus();
+  const double pcie = topo.gpu(0).pcie_bandwidth.gbps() * kNcclPciePerTopologyPcie;
+  double between_sockets = kLocBw;
+  for (const topo::Link& l : topo.links()) {
+    if (l.kind != topo::LinkKind::CpuInterconnect) continue;
+    // The topology carries 2.19+'s AMD_BW; 2.18 leaves AMD sockets unlimited (LOC_BW).
+    const bool amd = l.bandwidth.gbps() == topo.link_params().get("link.cpu.amd.bw");
+    if (!amd || tables.channel_search.amd_inter_cpu_limited) between_sockets = std::min(between_sockets, l.bandwidth.gbps());
+  }
+  NodeView node;
+  bool spans_sockets = false;
+  for (int a = 0; a < p; ++a) {
+    for (int b = 0; b < p; ++b) {
+      if (a == b) continue;
+      const topo::PathClass c = topo.route(a, b).path_class;
+      if (c == topo::PathClass::Phb) {
+        fail_at(topo.source_file(), 0, "NCCL's default channel count is not derived for PCIe paths through one CPU",
+                "set sim.nccl.nchannels");
+      }
+      const bool crosses = c == topo::PathClass::Sys;
+      spans_sockets = spans_sockets || crosses;
+      node.max_bw = std::max(node.max_bw, crosses ? std::min(pcie, between_sockets) : pcie);
+    }
+  }
+  node.total_bw = pcie;
+  const double cpu_link = spans_sockets ? between_sockets : kLocBw;
+  node.channels_at = [pcie, cpu_link](double speed) { return std::min(fit(pcie, speed), fit(cpu_link, speed)); };
+  return node;
+}
+
+}  // namespace
+
+int default_nchannels(const topo::Topology& topo, const TuningConstants& tables) {
+  const topo::GpuInfo& g = topo.gpu(0);
+  const int p = topo.num_gpus();
+  const bool derived_arch =
+      g.arch == topo::GpuArch::Volta || g.arch == topo::GpuArch::Ampere || g.arch == topo::GpuArch::Hopper;
+  if (topo.num_nodes() != 1 || p < 2 || !derived_arch) {
+    fail_at(topo.source_file(), 0,
+            fmt::format("NCCL's default channel count is derived only for one node of 2+ NVIDIA GPUs up to Hopper "
+                        "({} nodes, {} GPUs, {})",
+                        topo.num_nodes(), p, g.model),
+            "set sim.nccl.nchannels");
+  }
+  const ChannelSearch& cs = tables.channel_search;
+  std::vector<double> speeds = kIntraSpeeds;
+  if (g.sm >= 90) {
+    speeds.clear();
+    for (double s : cs.sm90_intra_speeds) {
+      if (s > 0.0) speeds.push_back(s);
+    }
+  }
+  const int row = g.arch == topo::GpuArch::Volta ? 0 : g.arch == topo::GpuArch::Ampere ? 1 : 2;
+  const double nvlinks = g.fabric_links;
+  const NodeView node = topo.has_nvswitch() ? nvswitch_view(nvlinks * tables.nvlink_bw_per_link[row])
+                        : nvlinks > 0       ? mesh_view(topo, tables.nvlink_bw_per_link[row])
+                                            : pcie_view(topo, tables);
+  Graph ring = search(node, speeds, 1, cs.max_channels / 2, node.total_bw);
+  duplicate(ring, g.sm, cs.max_channels / 2);
+  Graph tree = search(node, speeds, ring.nchannels, ring.nchannels, node.total_bw * p / (p - 1));
+  duplicate(tree, g.sm, ring.nchannels);
+  return std::min(cs.max_channels, 2 * std::min(ring.nchannels, tree.nchannels));
+}
+
+}  // namespace ccforge::sim::nccl

@@ -1,0 +1,59 @@
+// NCCL's default channel count (no NCCL_MIN/MAX_NCHANNELS) on every bundled single-node topology, at
+// 2.18 and 2.28 and where a version's search constants change it. The derivation of each number is in
+// sim/src/nccl/default_channels.cpp; here each expected value is NCCL's search worked by hand.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "ccforge/common/diag.hpp"
+#include "ccforge/topology/topology.hpp"
+#include "default_channels.hpp"
+#include "source_dir.hpp"
+#include "tuning_tables.hpp"
+
+namespace ccforge::sim::nccl {
+namespace {
+
+topo::Topology load(const std::string& name) {
+  return topo::load_topology(std::string(CCFORGE_SOURCE_DIR) + "/data/topologies/" + name);
+}
+
+int channels(const std::string& topology, double version) {
+  return default_nchannels(load(topology), *tuning_tables_for(version));
+}
+
+TEST(NcclDefaultChannels, H100NvSwitch) {
+  // 6 rings at 60 GB/s over an 18-NVLink port, doubled by the search and again by ncclTopoPostset.
+  for (double v : {2.18, 2.21, 2.26, 2.28}) {
+    EXPECT_EQ(channels("ndv5.xml", v), 24) << v;
+    EXPECT_EQ(channels("dgx-h100.xml", v), 24) << v;
+  }
+}
+
+TEST(NcclDefaultChannels, A100NvSwitch) {
+  // 6 rings at 40 GB/s over 12 NVLinks x 20, doubled twice.
+  EXPECT_EQ(channels("ndv4.xml", 2.18), 24);
+  EXPECT_EQ(channels("ndv4.xml", 2.28), 24);
+}
+
+TEST(NcclDefaultChannels, V100CubeMesh) {
+  // 6 rings at one NVLink's 20 GB/s, not doubled below 25 GB/s; doubled by ncclTopoPostset.
+  EXPECT_EQ(channels("dgx1-v100.xml", 2.18), 12);
+  EXPECT_EQ(channels("dgx1-v100.xml", 2.28), 12);
+}
+
+TEST(NcclDefaultChannels, PcieAcrossTwoAmdSockets) {
+  // 2.18: 2 rings at 12 GB/s fill the 24 GB/s Gen4 x16 links; 2.19+ caps the socket link at AMD_BW 16
+  // GB/s, which holds one ring at 15.
+  EXPECT_EQ(channels("pcie-4gpu.xml", 2.18), 4);
+  EXPECT_EQ(channels("pcie-4gpu.xml", 2.21), 2);
+  EXPECT_EQ(channels("pcie-4gpu.xml", 2.28), 2);
+}
+
+TEST(NcclDefaultChannels, NotDerivedIsAClearError) {
+  EXPECT_THROW(channels("mi300x.xml", 2.28), DiagError);   // RCCL
+  EXPECT_THROW(channels("ndv5-x2.xml", 2.28), DiagError);  // two nodes
+}
+
+}  // namespace
+}  // namespace ccforge::sim::nccl
