@@ -97,7 +97,7 @@ std::string selection_csv(const std::vector<SelectionRow>& rows) {
     csv += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{}\n", ir::to_string(r.collective), r.size_bytes, number(r.nccl_us, 3),
                        number(r.best_us, 3), number(r.speedup(), 3), csv_field(r.algorithm),
                        r.protocol ? ir::to_string(*r.protocol) : "", number(r.lower_bound_pct(), 1),
-                       number(r.lower_bound_us, 3), nccl_text(r.nccl), r.nccl ? std::to_string(r.nccl->nchannels) : "",
+                       number(r.lower_bound_us, 3), nccl_text(r.nccl), r.nccl && r.nccl->nchannels > 0 ? std::to_string(r.nccl->nchannels) : "",
                        number(r.expected_error_pct, 1));
   return csv;
 }

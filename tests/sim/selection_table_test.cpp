@@ -36,6 +36,10 @@ TEST(SelectionTable, MarkdownRoundTripsWhatItShows) {
   EXPECT_EQ(read[2].algorithm, "ring, quoted");
   EXPECT_EQ(read[2].size_bytes, 3u << 20);
   EXPECT_DOUBLE_EQ(*read[0].expected_error_pct, 6.7);
+  // Without a channel count the CSV leaves the cell empty and reads it back as unknown.
+  const auto via_csv = read_selection_csv(selection_csv(read), "from_md.csv");
+  ASSERT_EQ(via_csv.size(), 3u);
+  EXPECT_EQ(via_csv[1].nccl, read[1].nccl);
 }
 
 TEST(SelectionTable, ReadsTheEightColumnTablesOfEarlierVersions) {

@@ -23,7 +23,8 @@ struct SelectionRow {
   std::string algorithm = "NCCL";        // the winner, or "NCCL" where NCCL is kept
   std::optional<ir::Protocol> protocol;  // the winner's, or the NCCL baseline's where NCCL is kept
   std::optional<double> lower_bound_us;
-  // The baseline NCCL runs there: algorithm, protocol and channels (its model_us is not in the table).
+  // The baseline NCCL runs there: algorithm, protocol and channels (0: not known, as in selection.md; its
+  // model_us is not in the table).
   std::optional<NcclChoice> nccl;
   // The winner's expected error of its predicted speedup (search/expected_error.hpp); empty for NCCL.
   std::optional<double> expected_error_pct;
