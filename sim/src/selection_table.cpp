@@ -77,6 +77,15 @@ struct Cells {
     if (!p) fail(fmt::format("unknown protocol '{}'", text));
     return p;
   }
+  // The columns both forms hold in this order from `at`: NCCL and best time, speedup (derived, not read),
+  // winner, protocol; returns the next, the bound's percentage.
+  std::optional<double> shown(SelectionRow& r, const std::vector<std::string>& f, std::size_t at) const {
+    r.nccl_us = number(f[at], "nccl_us");
+    r.best_us = number(f[at + 1], "best_us");
+    r.algorithm = f[at + 3];
+    r.protocol = protocol(f[at + 4]);
+    return number(f[at + 5], "lower_bound_pct");
+  }
   std::optional<NcclChoice> nccl(std::string text, const std::optional<std::uint64_t>& channels) const {
     if (text.empty()) return std::nullopt;
     std::replace(text.begin(), text.end(), '/', ':');
@@ -123,11 +132,7 @@ std::vector<SelectionRow> read_selection_csv(const std::string& text, const std:
     const auto size = cells.whole(f[1], "size_bytes", 1, kMaxSize);
     if (!size) cells.fail("size_bytes is empty");
     r.size_bytes = *size;
-    r.nccl_us = cells.number(f[2], "nccl_us");
-    r.best_us = cells.number(f[3], "best_us");
-    r.algorithm = f[5];
-    r.protocol = cells.protocol(f[6]);
-    const auto pct = cells.number(f[7], "lower_bound_pct");
+    const auto pct = cells.shown(r, f, 2);
     const bool has_bound_us = std::find(header.begin(), header.end(), "lower_bound_us") != header.end();
     r.lower_bound_us = has_bound_us ? cells.number(column("lower_bound_us"), "lower_bound_us")
                                     : (pct && r.best_us ? std::optional(*pct * *r.best_us / 100.0) : std::nullopt);
@@ -176,11 +181,7 @@ std::vector<SelectionRow> read_selection_markdown(const std::string& text, const
       const auto size = parse_size(f[0]);
       if (!size) cells.fail(fmt::format("size '{}' is not a size", f[0]));
       r.size_bytes = *size;
-      r.nccl_us = cells.number(f[1], "NCCL us");
-      r.best_us = cells.number(f[2], "best us");
-      r.algorithm = f[4];
-      r.protocol = cells.protocol(f[5]);
-      const auto pct = cells.number(f[6], "% of bound");
+      const auto pct = cells.shown(r, f, 1);
       if (pct && r.best_us) r.lower_bound_us = *pct * *r.best_us / 100.0;
       r.nccl = cells.nccl(f[7], std::nullopt);
       r.expected_error_pct = cells.number(f[8], "expected error %");
