@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstdio>
 #include <memory>
+#include <algorithm>
 #include <sstream>
 #include <string>
 
@@ -92,25 +93,25 @@ std::function<void(std::size_t, std::size_t)> progress_printer() {
   };
 }
 
-void print_summary(const search::TuneResult& r, const std::vector<std::string>& csv) {
+void print_summary(const search::TuneResult& r, const std::vector<sim::SelectionRow>& rows) {
   std::size_t candidates = 0;
   for (const auto& ct : r.collectives) candidates += ct.candidates.accepted.size();
   fmt::print("tuned {} collective(s) on {}: {} candidates, {} simulations ({} pruned) in {:.2f} s ({:.0f} simulations/s)\n",
              r.collectives.size(), r.topology, candidates, r.simulations, r.pruned, r.elapsed_s,
              r.elapsed_s > 0 ? static_cast<double>(r.simulations) / r.elapsed_s : 0.0);
   // The allreduce table when allreduce was tuned, else the first collective's.
-  const std::string shown = std::any_of(r.collectives.begin(), r.collectives.end(),
-                                        [](const auto& ct) { return ct.collective == ir::Collective::AllReduce; })
-                                ? "allreduce" : ir::to_string(r.collectives.front().collective);
-  fmt::print("\n{:<10} {:>10} {:>10} {:>10} {:>8}  {:<28} {:<7} {:>6}\n", "coll", "bytes", "nccl_us", "best_us", "speedup",
-             "algorithm", "proto", "%bound");
-  for (std::size_t i = 1; i < csv.size(); ++i) {
-    std::vector<std::string> f;
-    std::stringstream in(csv[i]);
-    for (std::string cell; std::getline(in, cell, ',');) f.push_back(cell);
-    if (f[0] != shown) continue;
-    fmt::print("{:<10} {:>10} {:>10} {:>10} {:>7}x  {:<28} {:<7} {:>6}\n", f[0], format_size(std::stoull(f[1])), f[2], f[3], f[4],
-               f[5], f[6], f[7]);
+  const bool allreduce = std::any_of(r.collectives.begin(), r.collectives.end(),
+                                     [](const auto& ct) { return ct.collective == ir::Collective::AllReduce; });
+  const ir::Collective shown = allreduce ? ir::Collective::AllReduce : r.collectives.front().collective;
+  fmt::print("\n{:<10} {:>10} {:>10} {:>10} {:>8}  {:<28} {:<7} {:>6} {:>6}  {}\n", "coll", "bytes", "nccl_us", "best_us", "speedup",
+             "algorithm", "proto", "%bound", "error%", "nccl");
+  for (const sim::SelectionRow& row : rows) {
+    if (row.collective != shown) continue;
+    fmt::print("{:<10} {:>10} {:>10.3f} {:>10.3f} {:>7.3f}x  {:<28} {:<7} {:>6.1f} {:>6}  {}/{}\n", ir::to_string(row.collective),
+               format_size(row.size_bytes), *row.nccl_us, *row.best_us, *row.speedup(), row.algorithm,
+               row.protocol ? ir::to_string(*row.protocol) : "", row.lower_bound_pct().value_or(0.0),
+               row.expected_error_pct ? fmt::format("{:.1f}", *row.expected_error_pct) : "", sim::to_string(row.nccl->algo),
+               ir::to_string(row.nccl->proto));
   }
 }
 
@@ -144,7 +145,7 @@ void run_tune(const TuneFlags& f) {
   const topo::Topology topology = topo::load_topology(topo_file, load);
   warn_sizes_beyond_gpu_memory(topology, options.sizes);
   const search::TuneResult result = search::tune(topology, options, params);
-  print_summary(result, search::selection_csv_lines(result));
+  print_summary(result, search::selection_rows(result));
   fmt::print("\nwrote {}/selection.csv, selection.md, bands.csv, {}report.json, DEPLOY.md, env.sh, algorithms/{}{} for {} "
              "on {} SMs/CUs\n",
              f.out, result.nccl_space_searched ? "nccl-tuner.conf, " : "", f.export_rooted ? ", algorithms-rooted/" : "", f.all_candidates ? ", candidates/" : "",

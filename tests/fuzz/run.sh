@@ -2,12 +2,12 @@
 # Usage: tests/fuzz/run.sh SECONDS [TARGET...]
 # Builds the libFuzzer targets with clang (-fsanitize=fuzzer,address) in build-fuzz/ and runs each for
 # SECONDS over a seed corpus made from the project's own inputs, good and bad. Targets: msccl, topology,
-# cluster, profile, measurements, tuner_conf (default: all). Exits non-zero on any crash, hang or leak.
+# cluster, profile, measurements, tuner_conf, selection_table (default: all). Exits non-zero on any crash, hang or leak.
 set -euo pipefail
 seconds="${1:?usage: tests/fuzz/run.sh SECONDS [TARGET...]}"
 shift
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(msccl topology cluster profile measurements tuner_conf)
+[ ${#targets[@]} -gt 0 ] || targets=(msccl topology cluster profile measurements tuner_conf selection_table)
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 build="${CCFORGE_FUZZ_BUILD_DIR:-$root/build-fuzz}"
 
@@ -30,7 +30,9 @@ seeds() {
     # The nccl-tuner.conf parser (loaded into NCCL by the tuner plugin), seeded with a valid table.
     tuner_conf) printf 'ccforge-nccl-tuner 1\n# c\nallreduce 524288 1048575 2 8 tree ll128 0\nallgather 1 9 1 8 nvls simple 16\n' \
                   > "$build/tuner_seed.conf" && echo "$build/tuner_seed.conf" ;;
-    *) echo "unknown fuzz target '$1' (msccl, topology, cluster, profile, measurements, tuner_conf)" >&2; exit 2 ;;
+    # selection.csv and selection.md as ccforge tune and validate write them (tests' own tables).
+    selection_table) ls "$root"/tests/data/selection/* ;;
+    *) echo "unknown fuzz target '$1' (msccl, topology, cluster, profile, measurements, tuner_conf, selection_table)" >&2; exit 2 ;;
   esac
 }
 

@@ -78,7 +78,7 @@ TEST(SearchMscclParity, BestCandidateIsNoSlowerThanThePublishedFileInItsBand) {
       // The tuner's best at this size: the fastest simulated candidate (pruned ones could not win), or
       // NCCL, which the tuner keeps where it is faster.
       SimTime ours = at->nccl;
-      std::string name = at->nccl_algorithm;
+      std::string name = at->nccl_choice.name();
       for (std::size_t i = 0; i < at->times.size(); ++i)
         if (at->times[i] && *at->times[i] < ours) {
           ours = *at->times[i];

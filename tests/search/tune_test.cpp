@@ -3,6 +3,7 @@
 // exported file passes the checker, and no winner beats the lower bound.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <stdexcept>
@@ -12,6 +13,7 @@
 #include "ccforge/common/atomic_file.hpp"
 #include "ccforge/ir/runtime.hpp"
 #include "ccforge/search/search.hpp"
+#include "ccforge/sim/selection_table.hpp"
 #include "ccforge/sim/sim.hpp"
 #include "ccforge/topology/topology.hpp"
 #include "source_dir.hpp"
@@ -136,7 +138,7 @@ TEST(SearchTune, PruningKeepsTheSameWinners) {
   pruned.sizes = full.sizes = {1024, 8192, 65536, 524288, 8388608};
   full.prune = false;
   const TuneResult a = tune(ndv5(), pruned, sim::SimParams{}), b = tune(ndv5(), full, sim::SimParams{});
-  EXPECT_EQ(selection_csv_lines(a), selection_csv_lines(b));
+  EXPECT_EQ(selection_rows(a), selection_rows(b));
   const auto fa = outputs(pruned.out_dir), fb = outputs(full.out_dir);
   EXPECT_EQ(fa.at("bands.csv"), fb.at("bands.csv"));
   for (const auto& [name, text] : fa) {
@@ -152,10 +154,50 @@ TEST(SearchTune, PruningKeepsTheSameWinners) {
 }
 
 TEST(SearchTune, SelectionCsvHasTheDocumentedHeaderAndOneRowPerSize) {
-  const TuneResult r = tune(ndv5(), options(fresh_dir("csv"), 2), sim::SimParams{});
-  const auto lines = selection_csv_lines(r);
-  ASSERT_EQ(lines.size(), 1u + 2 * 3);
-  EXPECT_EQ(lines[0], "collective,size_bytes,nccl_us,best_us,speedup,algorithm,protocol,lower_bound_pct");
+  const TuneOptions o = options(fresh_dir("csv"), 2);
+  const TuneResult r = tune(ndv5(), o, sim::SimParams{});
+  const std::string csv = read_file(o.out_dir / "selection.csv");
+  EXPECT_EQ(csv.substr(0, csv.find('\n')),
+            "collective,size_bytes,nccl_us,best_us,speedup,algorithm,protocol,lower_bound_pct,lower_bound_us,nccl_algorithm,"
+            "nccl_channels,expected_error_pct");
+  EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 1 + 2 * 3);
+  EXPECT_EQ(selection_rows(r).size(), 2u * 3);
+}
+
+// What selection.csv and selection.md say is what the tune chose: read back, every row equals the
+// result's, to the precision the files carry (times to 0.001 us in the CSV, 0.01 us in the tables).
+void expect_same_rows(const std::vector<sim::SelectionRow>& read, const std::vector<sim::SelectionRow>& tuned, double us,
+                      bool channels) {
+  ASSERT_EQ(read.size(), tuned.size());
+  for (std::size_t i = 0; i < read.size(); ++i) {
+    sim::SelectionRow expected = tuned[i], got = read[i];
+    EXPECT_NEAR(*got.nccl_us, *expected.nccl_us, us) << i;
+    EXPECT_NEAR(*got.best_us, *expected.best_us, us) << i;
+    EXPECT_NEAR(*got.lower_bound_us, *expected.lower_bound_us, channels ? us : 0.001 * *expected.best_us) << i;
+    if (expected.expected_error_pct) {
+      EXPECT_NEAR(*got.expected_error_pct, *expected.expected_error_pct, 0.05) << i;
+    }
+    if (!channels) expected.nccl->nchannels = 0;  // the tables leave the channel count out
+    got.nccl_us = got.best_us = got.lower_bound_us = got.expected_error_pct = std::nullopt;
+    expected.nccl_us = expected.best_us = expected.lower_bound_us = expected.expected_error_pct = std::nullopt;
+    EXPECT_EQ(got, expected) << i;
+  }
+}
+
+TEST(SearchTune, SelectionFilesReadBackAsTheTunedRows) {
+  TuneOptions o;
+  o.collectives = {ir::Collective::AllReduce, ir::Collective::AllGather, ir::Collective::Broadcast};
+  o.sizes = {1024, 65536, 524288, 4194304};
+  o.out_dir = fresh_dir("readback");
+  const TuneResult r = tune(ndv5(), o, sim::SimParams{});
+  const std::vector<sim::SelectionRow> tuned = selection_rows(r);
+  const std::string csv = read_file(o.out_dir / "selection.csv");
+  const auto from_csv = sim::read_selection_csv(csv, "selection.csv");
+  expect_same_rows(from_csv, tuned, 0.0005, true);
+  const std::string rewritten = sim::selection_csv(from_csv);  // derived columns now from the printed times
+  EXPECT_EQ(sim::selection_csv(sim::read_selection_csv(rewritten, "rewritten")), rewritten);
+  expect_same_rows(sim::read_selection_markdown(read_file(o.out_dir / "selection.md"), "selection.md"), tuned, 0.005, false);
+  EXPECT_TRUE(std::any_of(tuned.begin(), tuned.end(), [](const auto& row) { return row.expected_error_pct.has_value(); }));
 }
 
 // An allgather that fits every size here but that the simulator finds deadlocked: a fault of the

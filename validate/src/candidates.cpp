@@ -1,11 +1,11 @@
 // Algorithm directories (--algos DIR, --tuned DIR/algorithms) and tune's lower bounds.
 #include <algorithm>
 #include <iterator>
-#include <sstream>
 #include <string>
 
 #include "ccforge/common/atomic_file.hpp"
 #include "ccforge/common/diag.hpp"
+#include "ccforge/sim/selection_table.hpp"
 #include "ccforge/validate/validate.hpp"
 
 namespace ccforge::validate {
@@ -45,24 +45,9 @@ std::optional<int> common_rank_count(const std::vector<Candidate>& candidates) {
 }
 
 std::vector<TunedBound> read_tuned_bounds(const std::filesystem::path& selection_csv) {
-  std::istringstream in(read_file(selection_csv));
-  std::string line;
-  std::getline(in, line);
-  if (line.rfind("collective,size_bytes,nccl_us,best_us,speedup,algorithm,protocol,lower_bound_pct", 0) != 0)
-    throw DiagError(Diag{{selection_csv.string(), 1}, "not a tune selection.csv header", "pass the directory `ccforge tune --out` wrote"});
   std::vector<TunedBound> out;
-  for (int number = 2; std::getline(in, line); ++number) {
-    std::vector<std::string> f;
-    std::stringstream fields(line);
-    for (std::string cell; std::getline(fields, cell, ',');) f.push_back(cell);
-    try {
-      if (f.size() < 8) throw std::invalid_argument("fields");
-      const double best = std::stod(f[3]), pct = std::stod(f[7]);
-      out.push_back(TunedBound{f[0], std::stoull(f[1]), best * pct / 100.0});
-    } catch (const std::exception&) {
-      throw DiagError(Diag{{selection_csv.string(), number}, "malformed selection row", "expect 8 comma-separated fields with numbers"});
-    }
-  }
+  for (const sim::SelectionRow& row : sim::read_selection_csv(read_file(selection_csv), selection_csv.string()))
+    if (row.lower_bound_us) out.push_back(TunedBound{ir::to_string(row.collective), row.size_bytes, *row.lower_bound_us});
   return out;
 }
 

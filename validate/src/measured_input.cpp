@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "ccforge/common/atomic_file.hpp"
+#include "ccforge/common/csv.hpp"
 #include "ccforge/common/diag.hpp"
 #include "ccforge/validate/validate.hpp"
 
@@ -13,26 +14,6 @@ namespace ccforge::validate {
 namespace {
 
 constexpr std::string_view kMeasuredHeader = "device,nranks,collective,algorithm,file,protocol,size_bytes";
-
-// RFC 4180 fields as tables.cpp writes them: quoted when they hold a comma, quote or newline.
-std::vector<std::string> csv_fields(const std::string& line) {
-  std::vector<std::string> fields(1);
-  bool quoted = false;
-  for (std::size_t i = 0; i < line.size(); ++i) {
-    const char c = line[i];
-    if (quoted && c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
-      fields.back() += '"';
-      ++i;
-    } else if (c == '"') {
-      quoted = !quoted;
-    } else if (c == ',' && !quoted) {
-      fields.emplace_back();
-    } else if (c != '\r') {
-      fields.back() += c;
-    }
-  }
-  return fields;
-}
 
 double to_double(const std::string& text, const std::string& column, const std::string& file, int line) {
   std::size_t used = 0;

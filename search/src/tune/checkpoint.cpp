@@ -19,14 +19,13 @@ std::string header_line(const std::string& fingerprint) {
 
 Sample parse_sample(const nlohmann::json& j) {
   const auto& ps = j.at("ps");
-  return {ps.is_null() ? std::nullopt : std::optional{SimTime{ps.get<std::int64_t>()}}, j.at("label").get<std::string>(),
-          j.value("error", std::string{})};
+  return {ps.is_null() ? std::nullopt : std::optional{SimTime{ps.get<std::int64_t>()}}, j.value("error", std::string{})};
 }
 
 // "error" only where there is one, so that a journal without refusals reads as before it existed.
 std::string sample_line(const std::string& key, const Sample& s) {
   const nlohmann::json ps = s.time ? nlohmann::json(s.time->ps) : nlohmann::json(nullptr);
-  nlohmann::json line{{"key", key}, {"label", s.label}, {"ps", ps}};
+  nlohmann::json line{{"key", key}, {"ps", ps}};
   if (!s.error.empty()) line["error"] = s.error;
   return line.dump() + "\n";
 }

@@ -16,7 +16,6 @@ namespace ccforge::search {
 
 struct Sample {
   std::optional<SimTime> time;  // nullopt: the size does not split into the candidate's chunks, or `error`
-  std::string label;            // NCCL: what NCCL ran ("nccl:ring:LL"); empty for candidates
   std::string error;            // why the simulator refused the candidate at this size; empty when it ran
 };
 

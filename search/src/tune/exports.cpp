@@ -73,13 +73,24 @@ void plan_outofplace(const topo::Topology& topo, std::vector<VariantJob>& jobs, 
   }
 }
 
-// Why NCCL serves a band: nothing fits the runtime, or nothing beats NCCL by min_gain there.
-std::string why_nccl(const CollectiveTune& ct, const TuneResult& result, const TuneOptions& options) {
+// Why NCCL serves a band: nothing fits the runtime, nothing beats NCCL by min_gain there, or the fastest
+// candidate's predicted gain is inside its expected error.
+std::string why_nccl(const CollectiveTune& ct, const Band& band, const TuneResult& result, const TuneOptions& options) {
   const std::size_t unfit = runtime_rejections(ct.candidates);
   if (ct.candidates.accepted.empty() && unfit > 0)
     return fmt::format("no candidate fits {} on {} SMs/CUs ({} rejected by its rules, see candidates.rejected)",
                        ir::runtime_target(result.target.runtime).title, result.target.multiprocessors, unfit);
   if (ct.candidates.accepted.empty()) return "no generator builds a candidate here (see candidates.rejected)";
+  double inside = 0.0;  // the largest expected error that kept a candidate beating min_gain out
+  for (std::size_t s = 0; s < ct.choices.size(); ++s) {
+    const Choice& c = ct.choices[s];
+    if (c.bytes < band.min_bytes || c.bytes > band.max_bytes || c.fastest < 0) continue;
+    if (beats_nccl(*ct.sizes[s].times[static_cast<std::size_t>(c.fastest)], c.nccl, options.min_gain))
+      inside = std::max(inside, c.error.pct);
+  }
+  if (inside > 0)
+    return fmt::format("NCCL kept: the fastest candidate's predicted gain is inside its expected error (up to {:.1f} %, "
+                       "selection.md)", inside);
   return fmt::format("no candidate beats NCCL by {:.0f} %", options.min_gain * 100);
 }
 
@@ -94,7 +105,7 @@ void plan_exports(const topo::Topology& topo, TuneResult& result, const TuneOpti
     for (std::size_t b = 0; b < ct.bands.size(); ++b) {
       Band& band = ct.bands[b];
       if (band.winner < 0) {
-        band.note = why_nccl(ct, result, options);
+        band.note = why_nccl(ct, band, result, options);
         continue;
       }
       const Candidate& winner = ct.candidates.accepted[static_cast<std::size_t>(band.winner)];

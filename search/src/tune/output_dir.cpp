@@ -43,19 +43,6 @@ std::vector<std::string> carried_rows(const std::string& text, const std::vector
   return rows;
 }
 
-// The "## collective" sections of selection.md for the carried collectives.
-std::string carried_sections(const std::string& md, const std::vector<std::string>& carried) {
-  std::string out;
-  for (const std::string& coll : carried) {
-    const std::string heading = "\n## " + coll + "\n";
-    const auto begin = md.find(heading);
-    if (begin == std::string::npos) continue;
-    const auto end = md.find("\n#", begin + heading.size());  // the next section or part
-    out += md.substr(begin, end == std::string::npos ? std::string::npos : end - begin);
-  }
-  return out;
-}
-
 nlohmann::json read_report(const fs::path& path) {
   try {
     return nlohmann::json::parse(read_file(path));
@@ -107,11 +94,12 @@ CarryOver read_carry_over(const fs::path& dir, const TuneResult& result) {
       for (const char* key : {"file", "outofplace_file"})
         if (const std::string file = band.value(key, ""); !file.empty()) carry.files.push_back(file);
   }
-  carry.selection_rows = carried_rows(read_file(dir / "selection.csv"), carry.collectives, ',');
+  for (sim::SelectionRow& row : sim::read_selection_csv(read_file(dir / "selection.csv"), (dir / "selection.csv").string()))
+    if (std::find(carry.collectives.begin(), carry.collectives.end(), ir::to_string(row.collective)) != carry.collectives.end())
+      carry.selection_rows.push_back(std::move(row));
   carry.band_rows = carried_rows(read_file(dir / "bands.csv"), carry.collectives, ',');
   if (fs::exists(dir / "nccl-tuner.conf"))
     carry.tuner_rules = carried_rows(read_file(dir / "nccl-tuner.conf"), carry.collectives, ' ');
-  carry.selection_md = carried_sections(read_file(dir / "selection.md"), carry.collectives);
   return carry;
 }
 

@@ -20,10 +20,9 @@ void check_output_dir(const std::filesystem::path& dir);
 struct CarryOver {
   std::vector<std::string> collectives;
   std::string replaced;  // non-empty: why nothing was carried although the earlier tune had other collectives
-  std::vector<std::string> selection_rows;  // selection.csv lines, without the header
+  std::vector<sim::SelectionRow> selection_rows;  // their selection.csv rows (selection.md's tables too)
   std::vector<std::string> band_rows;       // bands.csv lines, without the header
   std::vector<std::string> tuner_rules;     // nccl-tuner.conf rules
-  std::string selection_md;                 // their "## collective" sections of the MSCCL tables
   nlohmann::json report_entries = nlohmann::json::array();  // their report.json "collectives" entries
   std::vector<std::string> files;           // their exported files, relative to the directory
 };

@@ -7,6 +7,7 @@
 
 #include "ccforge/common/atomic_dir.hpp"
 #include "ccforge/common/atomic_file.hpp"
+#include "ccforge/common/csv.hpp"
 #include "tune/deploy_notes.hpp"
 #include "tune/output_dir.hpp"
 #include "tune/runtime_fit.hpp"
@@ -16,57 +17,12 @@ namespace ccforge::search {
 
 namespace {
 
-struct Row {
-  std::string collective, algorithm, protocol;
-  ByteCount bytes;
-  double nccl_us, best_us, speedup, lower_bound_pct;
-};
-
-// NCCL labels look like "nccl:ring:LL"; the protocol is the last field.
-std::string protocol_of_label(const std::string& label) {
-  const auto colon = label.rfind(':');
-  return colon == std::string::npos ? label : label.substr(colon + 1);
-}
-
-std::vector<Row> rows_of(const CollectiveTune& ct) {
-  std::vector<Row> rows;
-  for (std::size_t s = 0; s < ct.choices.size(); ++s) {
-    const Choice& c = ct.choices[s];
-    Row r{ir::to_string(ct.collective), "NCCL", protocol_of_label(ct.sizes[s].nccl_algorithm), c.bytes,
-          c.nccl.us(), c.best.us(), c.nccl.us() / c.best.us(), 100.0 * c.lower_bound.us() / c.best.us()};
-    if (c.winner >= 0) {
-      const Candidate& cand = ct.candidates.accepted[static_cast<std::size_t>(c.winner)];
-      r.algorithm = cand.name;
-      r.protocol = ir::to_string(cand.request.protocol);
-    }
-    rows.push_back(r);
-  }
-  return rows;
-}
-
-std::string csv_line(const Row& r) {
-  return fmt::format("{},{},{:.3f},{:.3f},{:.3f},{},{},{:.1f}", r.collective, r.bytes, r.nccl_us, r.best_us, r.speedup,
-                     r.algorithm, r.protocol, r.lower_bound_pct);
-}
-
-std::string selection_md(const TuneResult& result) {
-  std::string md = fmt::format("# ccforge tune: {}\n", result.topology);
-  for (const CollectiveTune& ct : result.collectives) {
-    md += fmt::format("\n## {}\n\n| size | NCCL us | best us | speedup | algorithm | protocol | % of bound |\n"
-                      "|---:|---:|---:|---:|---|---|---:|\n", ir::to_string(ct.collective));
-    for (const Row& r : rows_of(ct))
-      md += fmt::format("| {} | {:.2f} | {:.2f} | {:.2f}x | {} | {} | {:.1f} |\n", format_size(r.bytes), r.nccl_us, r.best_us,
-                        r.speedup, r.algorithm, r.protocol, r.lower_bound_pct);
-  }
-  return md;
-}
-
-// A CSV field that may hold commas or quotes (RFC 4180 quoting).
-std::string csv_text(const std::string& text) {
-  if (text.find_first_of(",\"\n") == std::string::npos) return text;
-  std::string quoted = "\"";
-  for (char ch : text) quoted += ch == '"' ? std::string("\"\"") : std::string(1, ch);
-  return quoted + "\"";
+// The selection table's title; its rows, a section per collective, follow (sim::selection_markdown).
+std::string selection_md_title(const TuneResult& result) {
+  return fmt::format("# ccforge tune: {}\n\nexpected error %: how far the winner's predicted speedup over NCCL was off "
+                     "where measured (search/expected_error.hpp); NCCL is kept unless the speedup beats NCCL by the "
+                     "minimum gain once discounted by it.\n",
+                     result.topology);
 }
 
 constexpr const char* kBandsHeader = "collective,min_bytes,max_bytes,algorithm,file,outofplace_file,note";
@@ -77,7 +33,7 @@ std::vector<std::string> band_lines(const TuneResult& result) {
     for (const Band& b : ct.bands)
       lines.push_back(fmt::format("{},{},{},{},{},{},{}", ir::to_string(ct.collective), b.min_bytes, b.max_bytes,
                                   b.winner < 0 ? "NCCL" : ct.candidates.accepted[static_cast<std::size_t>(b.winner)].name,
-                                  b.file, b.outofplace_file, csv_text(b.note)));
+                                  b.file, b.outofplace_file, csv_field(b.note)));
   return lines;
 }
 
@@ -124,22 +80,44 @@ nlohmann::json sizes_json(const CollectiveTune& ct) {
     const SizeResult& r = ct.sizes[s];
     nlohmann::json times = nlohmann::json::array();
     for (const auto& t : r.times) times.push_back(t ? nlohmann::json(t->us()) : nlohmann::json(nullptr));
-    sizes.push_back({{"bytes", r.bytes}, {"nccl_us", r.nccl.us()}, {"nccl_algorithm", r.nccl_algorithm},
+    sizes.push_back({{"bytes", r.bytes}, {"nccl_us", r.nccl.us()}, {"nccl_algorithm", r.nccl_choice.name()},
                      {"lower_bound_us", r.lower_bound.us()}, {"best_us", ct.choices[s].best.us()},
                      {"winner", ct.choices[s].winner}, {"candidate_us", times}});
   }
   return sizes;
 }
 
+// A winning band's expected error: the worst over its sizes, whether every size rests on a measured cell,
+// and the cells' sources; a band resting on an unmeasured one is also listed in `unmeasured`.
+void add_expected_error(nlohmann::json& band, const CollectiveTune& ct, const Band& b, nlohmann::json& unmeasured) {
+  double worst = 0.0;
+  bool measured = true;
+  nlohmann::json sources = nlohmann::json::array();
+  for (const Choice& c : ct.choices) {
+    if (c.bytes < b.min_bytes || c.bytes > b.max_bytes) continue;
+    worst = std::max(worst, c.error.pct);
+    measured = measured && c.error.measured;
+    if (std::find(sources.begin(), sources.end(), c.error.source) == sources.end()) sources.push_back(c.error.source);
+  }
+  band["expected_error_pct"] = worst;
+  band["error_measured"] = measured;
+  band["error_sources"] = sources;
+  if (!measured)
+    unmeasured.push_back(fmt::format("{} {}..{} {}", ir::to_string(ct.collective), format_size(b.min_bytes), format_size(b.max_bytes),
+                                     ct.candidates.accepted[static_cast<std::size_t>(b.winner)].name));
+}
+
 std::string report_json(const TuneResult& result, const TuneOptions& options, const CarryOver& carried) {
-  nlohmann::json colls = nlohmann::json::array();
+  nlohmann::json colls = nlohmann::json::array(), unmeasured = nlohmann::json::array();
   for (const CollectiveTune& ct : result.collectives) {
     nlohmann::json bands = nlohmann::json::array();
     for (const Band& b : ct.bands) {
       nlohmann::json oop_us = nlohmann::json::array();
       for (SimTime t : b.outofplace_times) oop_us.push_back(t.us());
-      bands.push_back({{"min_bytes", b.min_bytes}, {"max_bytes", b.max_bytes}, {"winner", b.winner}, {"file", b.file},
-                       {"outofplace_file", b.outofplace_file}, {"outofplace_us", oop_us}, {"note", b.note}});
+      nlohmann::json band{{"min_bytes", b.min_bytes}, {"max_bytes", b.max_bytes}, {"winner", b.winner}, {"file", b.file},
+                          {"outofplace_file", b.outofplace_file}, {"outofplace_us", oop_us}, {"note", b.note}};
+      if (b.winner >= 0) add_expected_error(band, ct, b, unmeasured);
+      bands.push_back(band);
     }
     const std::size_t unfit = runtime_rejections(ct.candidates);
     colls.push_back({{"collective", ir::to_string(ct.collective)}, {"candidates", candidates_json(ct)},
@@ -159,6 +137,9 @@ std::string report_json(const TuneResult& result, const TuneOptions& options, co
                      {"floor_below_nccl_gain", result.pruned - result.pruned_above_best},
                      {"only_with_time_floor", result.pruned_by_time_floor_only}}},
       {"collectives", colls},
+      // Winning bands whose expected error rests on no measurement (an unmeasured family, protocol, size
+      // range or machine): their speedups are the least certain.
+      {"unmeasured_bands", unmeasured},
       // The only member that differs between identical runs.
       {"timing", {{"elapsed_s", result.elapsed_s}, {"candidates_s", result.candidates_s}, {"exports_s", result.exports_s}, {"jobs", options.jobs}, {"resumed_tasks", result.resumed_tasks}}}};
   return report.dump(1) + "\n";
@@ -166,11 +147,23 @@ std::string report_json(const TuneResult& result, const TuneOptions& options, co
 
 }  // namespace
 
-std::vector<std::string> selection_csv_lines(const TuneResult& result) {
-  std::vector<std::string> lines{"collective,size_bytes,nccl_us,best_us,speedup,algorithm,protocol,lower_bound_pct"};
+std::vector<sim::SelectionRow> selection_rows(const TuneResult& result) {
+  std::vector<sim::SelectionRow> rows;
   for (const CollectiveTune& ct : result.collectives)
-    for (const Row& r : rows_of(ct)) lines.push_back(csv_line(r));
-  return lines;
+    for (std::size_t s = 0; s < ct.choices.size(); ++s) {
+      const Choice& c = ct.choices[s];
+      const sim::NcclChoice& nccl = ct.sizes[s].nccl_choice;
+      sim::SelectionRow r{ct.collective, c.bytes, c.nccl.us(), c.best.us(), "NCCL", nccl.proto, c.lower_bound.us(),
+                          sim::NcclChoice{nccl.algo, nccl.proto, nccl.nchannels, 0.0}, std::nullopt};
+      if (c.winner >= 0) {
+        const Candidate& winner = ct.candidates.accepted[static_cast<std::size_t>(c.winner)];
+        r.algorithm = winner.name;
+        r.protocol = winner.request.protocol;
+        r.expected_error_pct = c.error.pct;
+      }
+      rows.push_back(std::move(r));
+    }
+  return rows;
 }
 
 void write_outputs(TuneResult& result, const TuneOptions& options) {
@@ -187,15 +180,14 @@ void write_outputs(TuneResult& result, const TuneOptions& options) {
       fs::create_directories((staging / file).parent_path());
       fs::copy_file(dir / file, staging / file);
     }
-    std::string csv;
-    for (const std::string& line : selection_csv_lines(result)) csv += line + "\n";
-    for (const std::string& line : carried.selection_rows) csv += line + "\n";
+    std::vector<sim::SelectionRow> rows = selection_rows(result);
+    rows.insert(rows.end(), carried.selection_rows.begin(), carried.selection_rows.end());
     std::string bands = std::string(kBandsHeader) + "\n";
     for (const std::string& line : band_lines(result)) bands += line + "\n";
     for (const std::string& line : carried.band_rows) bands += line + "\n";
-    write_file_atomically(staging / "selection.csv", csv);
+    write_file_atomically(staging / "selection.csv", sim::selection_csv(rows));
     write_file_atomically(staging / "selection.md",
-                          selection_md(result) + carried.selection_md + nccl_space_markdown(result, options.min_gain));
+                          selection_md_title(result) + sim::selection_markdown(rows) + nccl_space_markdown(result, options.min_gain));
     if (result.nccl_space_searched) {
       std::string conf = nccl_tuner_conf(result, options.min_gain);
       for (const std::string& rule : carried.tuner_rules) conf += rule + "\n";

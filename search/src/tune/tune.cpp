@@ -54,6 +54,7 @@ class Runner {
   }
 
   const sim::Model& model() const { return model_; }
+  const sim::SimParams& params() const { return params_; }
 
   // sim::time_floors of a candidate at every size: what its simulations cannot undercut.
   std::vector<SimTime> time_floors(std::size_t coll, std::size_t candidate) const {
@@ -100,14 +101,14 @@ class Runner {
     const sim::CallSpec call{options_.sizes[j.size], dtype_};
     if (j.candidate < 0) {
       const sim::SimResult r = sim::simulate_nccl(topo_, ct.collective, call, {}, params_);
-      return {r.time, r.algorithm, {}};
+      return {r.time, {}};
     }
     const ir::Algorithm& algo = ct.candidates.accepted[static_cast<std::size_t>(j.candidate)].algorithm;
     try {
       const std::optional<sim::SimResult> r = sim::simulate_if_fits(topo_, algo, call, params_);
-      return {r ? std::optional{r->time} : std::nullopt, {}, {}};  // nullopt: outside the candidate's sizes
+      return {r ? std::optional{r->time} : std::nullopt, {}};  // nullopt: outside the candidate's sizes
     } catch (const DiagError& e) {
-      return {std::nullopt, {}, e.diag().problem};  // a fault of the candidate: reject_refused reports it
+      return {std::nullopt, e.diag().problem};  // a fault of the candidate: reject_refused reports it
     }
   }
 
@@ -246,7 +247,7 @@ void assemble(const topo::Topology& topo, CollectiveTune& ct, std::size_t coll, 
     r.bytes = options.sizes[s];
     const Sample* nccl = runner.sample({coll, -1, s});
     r.nccl = *nccl->time;
-    r.nccl_algorithm = nccl->label;
+    r.nccl_choice = sim::nccl_choose(topo, ct.collective, r.bytes, {}, runner.params());
     r.lower_bound = lower_bound(topo, ct.collective, r.bytes, &runner.model()).total();
     for (std::size_t i = 0; i < ct.candidates.accepted.size(); ++i) {
       const Sample* smp = runner.sample({coll, static_cast<int>(i), s});
@@ -254,7 +255,11 @@ void assemble(const topo::Topology& topo, CollectiveTune& ct, std::size_t coll, 
     }
     ct.sizes.push_back(std::move(r));
   }
-  ct.choices = choose(ct.sizes, options.min_gain);
+  const auto error_of = [&](int candidate, ByteCount bytes) {
+    const Candidate& c = ct.candidates.accepted[static_cast<std::size_t>(candidate)];
+    return expected_error(topo.name(), ct.collective, c.generator, c.request.protocol, bytes);
+  };
+  ct.choices = choose(ct.sizes, options.min_gain, error_of);
   ct.bands = merge_bands(ct.choices);
 }
 

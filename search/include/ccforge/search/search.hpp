@@ -16,15 +16,10 @@
 #include "ccforge/common/units.hpp"
 #include "ccforge/ir/ir.hpp"
 #include "ccforge/ir/runtime.hpp"
+#include "ccforge/search/expected_error.hpp"
 #include "ccforge/search/nccl_tuner.hpp"
-
-namespace ccforge::topo {
-class Topology;
-}
-namespace ccforge::sim {
-struct SimParams;
-struct Model;
-}
+#include "ccforge/sim/selection_table.hpp"
+#include "ccforge/sim/sim.hpp"
 
 namespace ccforge::search {
 
@@ -186,7 +181,7 @@ CandidateSet enumerate_candidates(const topo::Topology& topo, ir::Collective col
 struct SizeResult {
   ByteCount bytes = 0;
   SimTime nccl;
-  std::string nccl_algorithm;  // "nccl:ring:LL"
+  sim::NcclChoice nccl_choice;  // what NCCL runs there (its simulated time is `nccl`)
   std::vector<std::optional<SimTime>> times;
   SimTime lower_bound;
 };
@@ -197,10 +192,17 @@ struct Choice {
   SimTime best;     // the chosen time: the winner's, or NCCL's where NCCL is kept
   int winner = -1;  // candidate index, -1 when NCCL is kept
   SimTime lower_bound;
+  int fastest = -1;     // the fastest candidate, the winner unless NCCL is kept; -1 when none ran
+  ExpectedError error;  // the fastest candidate's expected error
 };
+// The expected error of candidate `candidate`'s predicted speedup at `bytes`.
+using ErrorOf = std::function<ExpectedError(int candidate, ByteCount bytes)>;
 // Fastest candidate per size (ties: lower candidate index); NCCL is kept unless the candidate beats it
-// (beats_nccl).
-std::vector<Choice> choose(const std::vector<SizeResult>& sizes, double min_gain);
+// by min_gain once its predicted gain is discounted by its expected error: nccl >= (1 + min_gain) x
+// (1 + error) x time (beats_nccl with required_gain). Without `error_of` no error is assumed.
+std::vector<Choice> choose(const std::vector<SizeResult>& sizes, double min_gain, const ErrorOf& error_of = {});
+// The gain a candidate must predict so that, off by `error_pct` %, it still beats NCCL by min_gain.
+double required_gain(double min_gain, double error_pct);
 // Whether a candidate taking `time` replaces NCCL taking `nccl`: at least `min_gain` faster, i.e.
 // nccl >= (1 + min_gain) * time. Selection and pruning (a floor that cannot beat NCCL) both ask this.
 bool beats_nccl(SimTime time, SimTime nccl, double min_gain);
@@ -295,8 +297,7 @@ TuneResult tune(const topo::Topology& topo, const TuneOptions& options, const si
 TuneResult tune(const topo::Topology& topo, const TuneOptions& options, const sim::SimParams& params,
                 std::vector<CandidateSet> candidates);
 
-// The lines of selection.csv, header first: collective,size_bytes,nccl_us,best_us,speedup,algorithm,
-// protocol,lower_bound_pct.
-std::vector<std::string> selection_csv_lines(const TuneResult& result);
+// selection.csv's rows (sim/selection_table.hpp), one per collective and size, in tune order.
+std::vector<sim::SelectionRow> selection_rows(const TuneResult& result);
 
 }  // namespace ccforge::search

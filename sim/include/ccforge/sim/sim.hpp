@@ -145,6 +145,7 @@ struct NcclChoice {
   int nchannels = 1;
   double model_us = 0.0;  // NCCL's own time estimate for the choice (0 for p2p: NCCL has no model)
   std::string name() const;  // "nccl:ring:LL"
+  bool operator==(const NcclChoice&) const = default;
 };
 // Throws DiagError when `request` forces something NCCL cannot run there (e.g. NVLS without NVSwitch).
 NcclChoice nccl_choose(const topo::Topology& topo, ir::Collective coll, ByteCount bytes,

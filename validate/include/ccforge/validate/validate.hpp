@@ -13,6 +13,7 @@
 #include "ccforge/common/units.hpp"
 #include "ccforge/executor/executor.hpp"
 #include "ccforge/ir/ir.hpp"
+#include "ccforge/sim/selection_table.hpp"
 #include "ccforge/sim/sim.hpp"
 #include "ccforge/topology/topology.hpp"
 
@@ -32,8 +33,8 @@ std::vector<Candidate> load_tuned_algorithms(const std::filesystem::path& tune_d
 // The rank count all `candidates` are for; nullopt when there are none or they disagree.
 std::optional<int> common_rank_count(const std::vector<Candidate>& candidates);
 
-// Lower bounds carried over from a tune directory's selection.csv: (collective, size) -> bound in us,
-// recovered as best_us * lower_bound_pct / 100.
+// Lower bounds carried over from a tune directory's selection.csv (its lower_bound_us column; in tables
+// of earlier versions best_us * lower_bound_pct / 100): (collective, size) -> bound in us.
 struct TunedBound {
   std::string collective;
   ByteCount size_bytes = 0;
@@ -88,9 +89,9 @@ SweepResult run_sweep(executor::Backend& backend, const std::vector<Candidate>& 
 // measured.csv, selection.csv and selection.md under `dir`, written atomically. `bounds` may be empty.
 void write_sweep_outputs(const SweepResult& result, const std::vector<TunedBound>& bounds, const std::filesystem::path& dir);
 
-// The rows of selection.csv, header first, in tune's format:
-// collective,size_bytes,nccl_us,best_us,speedup,algorithm,protocol,lower_bound_pct.
-std::vector<std::string> selection_csv_lines(const SweepResult& result, const std::vector<TunedBound>& bounds);
+// The measured selection table, in tune's format (sim/selection_table.hpp): per (collective, size) the
+// fastest correct algorithm and NCCL in its placement; no NCCL choice or expected error (measured).
+std::vector<sim::SelectionRow> selection_rows(const SweepResult& result, const std::vector<TunedBound>& bounds);
 
 // OSU micro-benchmarks semantics between ranks 0 and 1 (osu_latency: ping-pong, half the round trip;
 // osu_bw: a window of back-to-back sends one way; osu_bibw: windows both ways at once).
