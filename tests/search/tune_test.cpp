@@ -70,9 +70,10 @@ TEST(SearchTune, KilledRunResumesToTheSameOutputs) {
   const fs::path whole = fresh_dir("whole"), killed = fresh_dir("killed");
   tune(ndv5(), options(whole, 2), sim::SimParams{});
   TuneOptions o = options(killed, 2);
-  // Killed at the 10th progress report (a finished simulation, or a size's pruned candidates at once).
-  o.progress = [calls = 0](std::size_t, std::size_t) mutable {
-    if (++calls == 10) throw std::runtime_error("simulated kill");
+  // Killed at the 10th simulation progress report (a finished simulation, or a size's pruned
+  // candidates at once).
+  o.progress = [calls = 0](const TuneProgress& p) mutable {
+    if (p.phase == kPhaseSimulations && p.done > 0 && ++calls == 10) throw std::runtime_error("simulated kill");
   };
   EXPECT_THROW(tune(ndv5(), o, sim::SimParams{}), std::runtime_error);
   ASSERT_FALSE(fs::exists(killed / "selection.csv"));

@@ -180,6 +180,13 @@ DeployTarget deploy_target(const topo::Topology& topo, std::optional<ir::Runtime
 // when `target`'s runtime can load and run it (ir::check_loadable); rejections say why.
 CandidateSet enumerate_candidates(const topo::Topology& topo, ir::Collective coll, const DeployTarget& target);
 CandidateSet enumerate_candidates(const topo::Topology& topo, ir::Collective coll);  // deploy_target(topo)
+// Called (serialised) after each built grid point: points built so far, points known so far (a point
+// rejected before it was built with Simple adds its LL and LL128 builds once every Simple one is done).
+using BuildProgress = std::function<void(std::size_t done, std::size_t total)>;
+// The candidates of every collective in `colls` (the same sets as one call each), every grid point of
+// every collective built and proven in parallel.
+std::vector<CandidateSet> enumerate_candidates(const topo::Topology& topo, const std::vector<ir::Collective>& colls,
+                                               const DeployTarget& target, const BuildProgress& progress);
 
 // Simulated times of one collective at one size. times[i] belongs to candidate i; nullopt where the
 // candidate cannot run that size (chunks do not divide it into whole elements) or was pruned there.
@@ -223,6 +230,18 @@ struct Band {
 // band's first size, so bands are disjoint and cover [first size, last size].
 std::vector<Band> merge_bands(const std::vector<Choice>& choices);
 
+// How far a tune is: its phase (kTunePhases) and the pieces of work of that phase done and known.
+struct TuneProgress {
+  std::string_view phase;
+  std::size_t done = 0, total = 0;
+};
+// The phases that report progress, in order: candidate grid points built and proven, per-candidate time
+// floors, (candidate or NCCL, size) simulations finished or pruned, NCCL's own space per collective,
+// out-of-place variants built and then simulated per (variant, size).
+inline constexpr std::string_view kPhaseCandidates = "building candidates", kPhaseFloors = "time floors",
+                                  kPhaseSimulations = "simulations", kPhaseNcclSpace = "NCCL space",
+                                  kPhaseOutOfPlace = "out-of-place variants";
+
 struct TuneOptions {
   std::vector<ir::Collective> collectives;
   std::vector<ByteCount> sizes;  // ascending
@@ -250,8 +269,9 @@ struct TuneOptions {
   // write nccl-tuner.conf for the stock-NCCL tuner plugin. Unset: only up to kNcclSpaceAutoRanks GPUs,
   // since simulating NCCL's LL trees and rings on 128 GPUs costs seconds per point (hours per tune).
   std::optional<bool> nccl_space;
-  // Called from worker threads (serialised) after each finished task, and once at the end.
-  std::function<void(std::size_t done, std::size_t total)> progress;
+  // Called from worker threads (serialised) as each phase starts, after each finished piece of work in
+  // it, and once at its end.
+  std::function<void(const TuneProgress&)> progress;
 };
 
 struct CollectiveTune {
@@ -263,6 +283,13 @@ struct CollectiveTune {
   NcclSpaceTune nccl_space;  // NCCL's own space at every size, and the bands written to nccl-tuner.conf
 };
 inline constexpr int kNcclSpaceAutoRanks = 16;
+
+// One phase of a tune: wall and process CPU seconds, and the peak resident memory when it ended.
+struct PhaseTime {
+  std::string name;
+  double wall_s = 0.0, cpu_s = 0.0;
+  double peak_rss_mib = 0.0;  // the process's high-water mark so far (getrusage)
+};
 
 struct TuneResult {
   std::string topology;
@@ -283,6 +310,7 @@ struct TuneResult {
   double elapsed_s = 0.0;
   double candidates_s = 0.0;  // of elapsed_s: building and proving the candidates
   double exports_s = 0.0;     // of elapsed_s: building, proving and simulating out-of-place variants
+  std::vector<PhaseTime> phases;  // in order: candidates, floors, simulations, nccl_space, exports
 };
 
 // Runs the whole tune and writes every output under options.out_dir (atomically), checkpointing
