@@ -88,6 +88,31 @@ TEST(SearchTune, KilledRunResumesToTheSameOutputs) {
   for (const auto& [name, text] : fw) EXPECT_EQ(text, fk.at(name)) << name;
 }
 
+// The kill came after candidate building and the time floors: resuming proves no grid point again
+// (accepted ones are only regenerated) and computes no floor again, and still gives the same outputs.
+TEST(SearchTune, ResumeDoesNotRebuildCandidatesOrFloors) {
+  const fs::path whole = fresh_dir("whole_b"), killed = fresh_dir("killed_b");
+  const TuneResult full = tune(ndv5(), options(whole, 2), sim::SimParams{});
+  EXPECT_GT(full.points_proven, 0u);
+  EXPECT_EQ(full.points_resumed, 0u);
+  TuneOptions o = options(killed, 2);
+  o.progress = [](const TuneProgress& p) {
+    if (p.phase == kPhaseSimulations && p.done > 0) throw std::runtime_error("simulated kill");
+  };
+  EXPECT_THROW(tune(ndv5(), o, sim::SimParams{}), std::runtime_error);
+  o.progress = nullptr;
+  o.resume = true;
+  const TuneResult resumed = tune(ndv5(), o, sim::SimParams{});
+  EXPECT_EQ(resumed.points_proven, 0u);
+  EXPECT_EQ(resumed.points_resumed, full.points_proven);
+  std::size_t candidates = 0;
+  for (const CollectiveTune& ct : full.collectives) candidates += ct.candidates.accepted.size();
+  EXPECT_EQ(resumed.floors_resumed, candidates);
+  const auto fw = outputs(whole), fk = outputs(killed);
+  EXPECT_EQ(fw.size(), fk.size());
+  for (const auto& [name, text] : fw) EXPECT_EQ(text, fk.at(name)) << name;
+}
+
 TEST(SearchTune, ResumingAnotherTunesCheckpointIsAClearError) {
   const fs::path dir = fresh_dir("other");
   tune(ndv5(), options(dir, 2), sim::SimParams{});

@@ -14,6 +14,7 @@
 #include "ccforge/search/search.hpp"
 #include "ccforge/topology/topology.hpp"
 #include "program.hpp"
+#include "tune/candidates.hpp"
 #include "tune/runtime_fit.hpp"
 
 namespace ccforge::search {
@@ -117,6 +118,7 @@ std::vector<GenRequest> grid_requests(const GeneratorInfo& gen, const topo::Topo
 struct GridGroup {
   std::size_t coll;
   const GeneratorInfo* gen;
+  std::size_t tree_set;
   std::vector<GenRequest> requests;  // protocol Simple
   std::vector<std::array<std::optional<Proven>, 3>> built;
 };
@@ -129,8 +131,9 @@ bool rejected_before_built(const Proven& p) { return !p.algorithm && !p.unfit; }
 // depend on the thread count), reporting each finished point.
 class PointBuilder {
  public:
-  PointBuilder(std::vector<GridGroup>& groups, const DeployTarget& target, const BuildProgress& progress)
-      : groups_(groups), target_(target), progress_(progress) {}
+  PointBuilder(std::vector<GridGroup>& groups, const std::vector<ir::Collective>& colls, const DeployTarget& target,
+               const BuildProgress& progress, CheckpointJournal* journal, BuildCounts& counts)
+      : groups_(groups), colls_(colls), target_(target), progress_(progress), journal_(journal), counts_(counts) {}
 
   void build_simple() {
     std::vector<Point> points;
@@ -165,16 +168,42 @@ class PointBuilder {
       GridGroup& group = groups_[pt.group];
       GenRequest req = group.requests[pt.request];
       req.protocol = kProtocols[pt.protocol];
-      group.built[pt.request][pt.protocol] = build_proven(*group.gen, req, target_);
+      const std::string key = fmt::format("built/{}/{}/{}/{}/{}", ir::to_string(colls_[group.coll]), group.gen->name,
+                                          group.tree_set, pt.request, ir::to_string(req.protocol));
+      const Verdict* known = nullptr;
+      if (journal_) {
+        const std::lock_guard<std::mutex> lock(mutex_);  // other points record meanwhile (map nodes stay put)
+        const auto it = journal_->verdicts().find(key);
+        if (it != journal_->verdicts().end()) known = &it->second;
+      }
+      std::optional<Proven>& slot = group.built[pt.request][pt.protocol];
+      slot = known ? rebuilt(*group.gen, req, *known) : build_proven(*group.gen, req, target_);
       const std::lock_guard<std::mutex> lock(mutex_);
+      if (known) {
+        ++counts_.resumed;
+      } else {
+        ++counts_.proven;
+        if (journal_) journal_->record(key, Verdict{slot->name, slot->algorithm.has_value(), slot->unfit, slot->why_not});
+      }
       ++done_;
       if (progress_) progress_(done_, total_);
     });
   }
 
+  // A point the journal has a verdict for: the rejection as recorded, an accepted point regenerated.
+  Proven rebuilt(const GeneratorInfo& gen, const GenRequest& req, const Verdict& v) const {
+    if (!v.accepted) return {v.name, std::nullopt, v.why_not, v.unfit};
+    Generated g = try_generate(gen, req);
+    if (!g.algorithm || g.algorithm->name != v.name) return build_proven(gen, req, target_);
+    return {v.name, std::move(g.algorithm), {}};
+  }
+
   std::vector<GridGroup>& groups_;
+  const std::vector<ir::Collective>& colls_;
   const DeployTarget& target_;
   const BuildProgress& progress_;
+  CheckpointJournal* journal_;
+  BuildCounts& counts_;
   std::mutex mutex_;
   std::size_t done_ = 0, total_ = 0;
 };
@@ -257,11 +286,13 @@ CandidateSet enumerate_candidates(const topo::Topology& topo, ir::Collective col
 }
 
 CandidateSet enumerate_candidates(const topo::Topology& topo, ir::Collective coll, const DeployTarget& target) {
-  return std::move(enumerate_candidates(topo, std::vector<ir::Collective>{coll}, target, {}).front());
+  BuildCounts counts;
+  return std::move(enumerate_candidates(topo, std::vector<ir::Collective>{coll}, target, {}, nullptr, counts).front());
 }
 
 std::vector<CandidateSet> enumerate_candidates(const topo::Topology& topo, const std::vector<ir::Collective>& colls,
-                                               const DeployTarget& target, const BuildProgress& progress) {
+                                               const DeployTarget& target, const BuildProgress& progress,
+                                               CheckpointJournal* journal, BuildCounts& counts) {
   std::vector<TopologyInputs> inputs(colls.size());
   tbb::parallel_for(std::size_t{0}, colls.size(), [&](std::size_t c) { inputs[c] = topology_inputs(topo, colls[c]); });
   std::vector<GridGroup> groups;
@@ -270,9 +301,9 @@ std::vector<CandidateSet> enumerate_candidates(const topo::Topology& topo, const
       if (!offers(gen, colls[c])) continue;
       const std::size_t tree_choices = uses_trees(gen) ? inputs[c].tree_sets.size() : 1;
       for (std::size_t ts = 0; ts < tree_choices; ++ts)
-        groups.push_back(GridGroup{c, &gen, grid_requests(gen, topo, colls[c], inputs[c], ts), {}});
+        groups.push_back(GridGroup{c, &gen, ts, grid_requests(gen, topo, colls[c], inputs[c], ts), {}});
     }
-  PointBuilder builder(groups, target, progress);
+  PointBuilder builder(groups, colls, target, progress, journal, counts);
   builder.build_simple();
   builder.build_other_protocols();
   std::vector<CandidateSet> sets(colls.size());

@@ -140,7 +140,9 @@ nlohmann::json timing_json(const TuneResult& result, const TuneOptions& options)
     peak = std::max(peak, p.peak_rss_mib);
   }
   return {{"elapsed_s", result.elapsed_s}, {"candidates_s", result.candidates_s}, {"exports_s", result.exports_s},
-          {"phases", phases}, {"peak_rss_mib", peak}, {"jobs", options.jobs}, {"resumed_tasks", result.resumed_tasks}};
+          {"phases", phases}, {"peak_rss_mib", peak}, {"jobs", options.jobs}, {"resumed_tasks", result.resumed_tasks},
+          {"points_proven", result.points_proven}, {"points_resumed", result.points_resumed},
+          {"floors_resumed", result.floors_resumed}};
 }
 
 std::string report_json(const TuneResult& result, const TuneOptions& options, const CarryOver& carried) {

@@ -15,6 +15,7 @@
 #include "ccforge/search/search.hpp"
 #include "ccforge/sim/sim.hpp"
 #include "ccforge/topology/topology.hpp"
+#include "tune/candidates.hpp"
 #include "tune/checkpoint.hpp"
 #include "tune/exports.hpp"
 #include "tune/output_dir.hpp"
@@ -140,17 +141,37 @@ struct Floors {
   }
 };
 
-void compute_model_floors(Floors& floors, const Runner& runner, const TuneOptions& options) {
+std::string floor_key(const TuneResult& r, std::size_t c, std::size_t i) {
+  return fmt::format("floors/{}/{}", ir::to_string(r.collectives[c].collective), r.collectives[c].candidates.accepted[i].name);
+}
+
+// Each candidate's sim::time_floors, taken from the journal where a killed run left them (counted in
+// result.floors_resumed) and recorded there otherwise.
+void compute_model_floors(Floors& floors, const Runner& runner, const TuneOptions& options, TuneResult& result,
+                          CheckpointJournal& journal) {
   std::vector<std::pair<std::size_t, std::size_t>> todo;
   for (std::size_t c = 0; c < floors.model.size(); ++c)
-    for (std::size_t i = 0; i < floors.model[c].size(); ++i) todo.emplace_back(c, i);
+    for (std::size_t i = 0; i < floors.model[c].size(); ++i) {
+      const auto known = journal.floors().find(floor_key(result, c, i));
+      if (known == journal.floors().end()) {
+        todo.emplace_back(c, i);
+      } else {
+        floors.model[c][i] = known->second;
+        ++result.floors_resumed;
+      }
+    }
   PhaseProgress progress(options, kPhaseFloors, todo.size());
+  std::mutex journal_mutex;
   tbb::parallel_for(std::size_t{0}, todo.size(), [&](std::size_t k) {
     const auto [c, i] = todo[k];
     try {
       floors.model[c][i] = runner.time_floors(c, i);
     } catch (const DiagError&) {
-      // No model floor: its simulations fail the same way, and reject_refused reports that.
+      // No model floor (recorded empty): its simulations fail the same way, and reject_refused reports that.
+    }
+    {
+      const std::lock_guard<std::mutex> lock(journal_mutex);
+      journal.record(floor_key(result, c, i), floors.model[c][i]);
     }
     progress.advance();
   });
@@ -287,7 +308,8 @@ void raise_floors(Floors& floors, const TuneResult& r, const Runner& runner, std
 
 // Everything after the candidates are known; `clock` started when the tune began.
 TuneResult run_tune(const topo::Topology& topo, const TuneOptions& options, const sim::SimParams& params,
-                    const DeployTarget& target, std::vector<CandidateSet> candidates, PhaseClock& clock) {
+                    const DeployTarget& target, std::vector<CandidateSet> candidates, const BuildCounts& built,
+                    CheckpointJournal& journal, PhaseClock& clock) {
   if (candidates.size() != options.collectives.size())
     throw std::invalid_argument("tune: one candidate set per collective");
   TuneResult result;
@@ -299,17 +321,17 @@ TuneResult run_tune(const topo::Topology& topo, const TuneOptions& options, cons
     result.collectives[c].collective = options.collectives[c];
     result.collectives[c].candidates = std::move(candidates[c]);
   }
+  result.points_proven = built.proven;
+  result.points_resumed = built.resumed;
   result.candidates_s = clock.mark("candidates");
 
-  std::filesystem::create_directories(options.out_dir);
-  CheckpointJournal journal(options.out_dir / "checkpoint.jsonl", fingerprint(topo, options, params), options.resume);
   Runner runner(topo, options, params, result, journal);
   Floors floors;
   for (const auto& ct : result.collectives) {
     floors.previous.emplace_back(ct.candidates.accepted.size(), SimTime{0});
     floors.model.emplace_back(ct.candidates.accepted.size());
   }
-  if (options.prune) compute_model_floors(floors, runner, options);
+  if (options.prune) compute_model_floors(floors, runner, options, result, journal);
   clock.mark("floors");
   runner.begin_simulations();
   for (std::size_t s = 0; s < options.sizes.size(); ++s) {
@@ -357,18 +379,27 @@ TuneResult in_arena(const TuneOptions& options, Work&& work) {
   return arena.execute(std::forward<Work>(work));
 }
 
+// The checkpoint journal in out_dir: resumed or fresh.
+CheckpointJournal open_journal(const topo::Topology& topo, const TuneOptions& options, const sim::SimParams& params) {
+  std::filesystem::create_directories(options.out_dir);
+  return CheckpointJournal(options.out_dir / "checkpoint.jsonl", fingerprint(topo, options, params), options.resume);
+}
+
 }  // namespace
 
 TuneResult tune(const topo::Topology& topo, const TuneOptions& options, const sim::SimParams& params) {
   PhaseClock clock;
   check_output_dir(options.out_dir);  // before any work
   const DeployTarget target = deploy_target(topo, options.runtime);
+  CheckpointJournal journal = open_journal(topo, options, params);
   return in_arena(options, [&] {
     if (options.progress) options.progress({kPhaseCandidates, 0, 0});
     BuildProgress progress;
     if (options.progress)
       progress = [&](std::size_t done, std::size_t total) { options.progress({kPhaseCandidates, done, total}); };
-    return run_tune(topo, options, params, target, enumerate_candidates(topo, options.collectives, target, progress), clock);
+    BuildCounts built;
+    std::vector<CandidateSet> candidates = enumerate_candidates(topo, options.collectives, target, progress, &journal, built);
+    return run_tune(topo, options, params, target, std::move(candidates), built, journal, clock);
   });
 }
 
@@ -377,7 +408,8 @@ TuneResult tune(const topo::Topology& topo, const TuneOptions& options, const si
   PhaseClock clock;
   check_output_dir(options.out_dir);
   const DeployTarget target = deploy_target(topo, options.runtime);
-  return in_arena(options, [&] { return run_tune(topo, options, params, target, std::move(candidates), clock); });
+  CheckpointJournal journal = open_journal(topo, options, params);
+  return in_arena(options, [&] { return run_tune(topo, options, params, target, std::move(candidates), {}, journal, clock); });
 }
 
 }  // namespace ccforge::search

@@ -180,13 +180,6 @@ DeployTarget deploy_target(const topo::Topology& topo, std::optional<ir::Runtime
 // when `target`'s runtime can load and run it (ir::check_loadable); rejections say why.
 CandidateSet enumerate_candidates(const topo::Topology& topo, ir::Collective coll, const DeployTarget& target);
 CandidateSet enumerate_candidates(const topo::Topology& topo, ir::Collective coll);  // deploy_target(topo)
-// Called (serialised) after each built grid point: points built so far, points known so far (a point
-// rejected before it was built with Simple adds its LL and LL128 builds once every Simple one is done).
-using BuildProgress = std::function<void(std::size_t done, std::size_t total)>;
-// The candidates of every collective in `colls` (the same sets as one call each), every grid point of
-// every collective built and proven in parallel.
-std::vector<CandidateSet> enumerate_candidates(const topo::Topology& topo, const std::vector<ir::Collective>& colls,
-                                               const DeployTarget& target, const BuildProgress& progress);
 
 // Simulated times of one collective at one size. times[i] belongs to candidate i; nullopt where the
 // candidate cannot run that size (chunks do not divide it into whole elements) or was pruned there.
@@ -307,6 +300,9 @@ struct TuneResult {
   std::size_t pruned_by_time_floor_only = 0;  // of those: skipped thanks to sim::time_floors alone (the
                                               // candidate's smaller-size time would not have sufficed)
   std::size_t resumed_tasks = 0;  // simulations taken from the checkpoint
+  std::size_t points_proven = 0;  // candidate grid points built and proven by this run
+  std::size_t points_resumed = 0;  // of the others: verdicts taken from the checkpoint (accepted ones rebuilt unproven)
+  std::size_t floors_resumed = 0;  // candidates whose time floors came from the checkpoint
   double elapsed_s = 0.0;
   double candidates_s = 0.0;  // of elapsed_s: building and proving the candidates
   double exports_s = 0.0;     // of elapsed_s: building, proving and simulating out-of-place variants
