@@ -28,6 +28,29 @@ void BM_EnumerateAllreduceCandidates(benchmark::State& state) {
 }
 BENCHMARK(BM_EnumerateAllreduceCandidates)->Unit(benchmark::kMillisecond);
 
+// One allreduce candidate of generator `name` on `ranks` ranks (8 per node), generated then proven by
+// ir::check: how proving cost grows with the rank count (ndv5-x128 has 1024 ranks).
+void prove_at_scale(benchmark::State& state, const char* name) {
+  search::GenRequest req;
+  req.collective = ir::Collective::AllReduce;
+  req.ngpus = static_cast<int>(state.range(0));
+  req.gpus_per_node = 8;
+  for (auto _ : state) {
+    const search::Generated g = search::try_generate(*search::find_generator(name), req);
+    if (!g.algorithm) {
+      state.SkipWithError(g.why_not.c_str());
+      return;
+    }
+    benchmark::DoNotOptimize(ir::check(*g.algorithm).ok());
+  }
+}
+void BM_ProveRhdAllreduce(benchmark::State& state) { prove_at_scale(state, "rhd"); }
+BENCHMARK(BM_ProveRhdAllreduce)->RangeMultiplier(2)->Range(64, 256)->Unit(benchmark::kMillisecond);
+void BM_ProveHierarchicalAllreduce(benchmark::State& state) { prove_at_scale(state, "hierarchical"); }
+BENCHMARK(BM_ProveHierarchicalAllreduce)->RangeMultiplier(2)->Range(64, 256)->Unit(benchmark::kMillisecond);
+void BM_ProveDbtreeAllreduce(benchmark::State& state) { prove_at_scale(state, "dbtree"); }
+BENCHMARK(BM_ProveDbtreeAllreduce)->RangeMultiplier(2)->Range(64, 256)->Unit(benchmark::kMillisecond);
+
 // Items/s = candidate evaluations per second: (candidate or NCCL, size) pairs decided, by simulation or
 // by pruning on floors, the number the full-tune targets scale with. Counters split the two.
 void run_tune(benchmark::State& state, const search::TuneOptions& o) {
