@@ -2,10 +2,12 @@
 
 #include <sstream>
 
+#include <fmt/core.h>
 #include <nlohmann/json.hpp>
 
 #include "ccforge/common/atomic_file.hpp"
 #include "ccforge/common/diag.hpp"
+#include "ccforge/topology/topology.hpp"
 
 namespace ccforge::search {
 
@@ -51,7 +53,22 @@ std::vector<SimTime> parse_floors(const nlohmann::json& j) {
   return floors;
 }
 
+// Everything a tune's journaled work depends on, so that --resume never mixes results of different
+// models (another profile changes parameter values, not the topology's name).
+std::string fingerprint(const topo::Topology& topo, const TuneOptions& options, const sim::SimParams& params) {
+  std::string f = topo.name() + "|" + to_string(options.dtype) + "|";
+  for (ByteCount b : options.sizes) f += std::to_string(b) + ",";
+  for (const ParamTable* table : {&topo.link_params(), &params.table})
+    for (const Param& p : table->all()) f += "|" + p.name + "=" + fmt::format("{}", p.value);
+  return f;
+}
+
 }  // namespace
+
+CheckpointJournal open_tune_journal(const topo::Topology& topo, const TuneOptions& options, const sim::SimParams& params) {
+  std::filesystem::create_directories(options.out_dir);
+  return CheckpointJournal(options.out_dir / "checkpoint.jsonl", fingerprint(topo, options, params), options.resume);
+}
 
 CheckpointJournal::CheckpointJournal(std::filesystem::path path, std::string fingerprint, bool resume)
     : path_(std::move(path)), fingerprint_(std::move(fingerprint)) {

@@ -12,6 +12,8 @@
 #include <vector>
 
 #include "ccforge/common/units.hpp"
+#include "ccforge/search/search.hpp"
+#include "ccforge/sim/sim.hpp"
 
 namespace ccforge::search {
 
@@ -55,5 +57,9 @@ class CheckpointJournal {
   std::map<std::string, std::vector<SimTime>> floors_;
   std::ofstream out_;
 };
+
+// The journal in options.out_dir (created), resumed with options.resume; its fingerprint is everything
+// journaled work depends on: topology, dtype, sizes, link and simulator parameters.
+CheckpointJournal open_tune_journal(const topo::Topology& topo, const TuneOptions& options, const sim::SimParams& params);
 
 }  // namespace ccforge::search

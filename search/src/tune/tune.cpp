@@ -37,16 +37,6 @@ struct Job {
   std::size_t size;
 };
 
-// Everything a simulated time depends on, so that --resume never mixes results of different models
-// (another profile changes parameter values, not the topology's name).
-std::string fingerprint(const topo::Topology& topo, const TuneOptions& options, const sim::SimParams& params) {
-  std::string f = topo.name() + "|" + to_string(options.dtype) + "|";
-  for (ByteCount b : options.sizes) f += std::to_string(b) + ",";
-  for (const ParamTable* table : {&topo.link_params(), &params.table})
-    for (const Param& p : table->all()) f += "|" + p.name + "=" + fmt::format("{}", p.value);
-  return f;
-}
-
 class Runner {
  public:
   Runner(const topo::Topology& topo, const TuneOptions& options, const sim::SimParams& params, TuneResult& result,
@@ -379,19 +369,13 @@ TuneResult in_arena(const TuneOptions& options, Work&& work) {
   return arena.execute(std::forward<Work>(work));
 }
 
-// The checkpoint journal in out_dir: resumed or fresh.
-CheckpointJournal open_journal(const topo::Topology& topo, const TuneOptions& options, const sim::SimParams& params) {
-  std::filesystem::create_directories(options.out_dir);
-  return CheckpointJournal(options.out_dir / "checkpoint.jsonl", fingerprint(topo, options, params), options.resume);
-}
-
 }  // namespace
 
 TuneResult tune(const topo::Topology& topo, const TuneOptions& options, const sim::SimParams& params) {
   PhaseClock clock;
   check_output_dir(options.out_dir);  // before any work
   const DeployTarget target = deploy_target(topo, options.runtime);
-  CheckpointJournal journal = open_journal(topo, options, params);
+  CheckpointJournal journal = open_tune_journal(topo, options, params);
   return in_arena(options, [&] {
     if (options.progress) options.progress({kPhaseCandidates, 0, 0});
     BuildProgress progress;
@@ -408,7 +392,7 @@ TuneResult tune(const topo::Topology& topo, const TuneOptions& options, const si
   PhaseClock clock;
   check_output_dir(options.out_dir);
   const DeployTarget target = deploy_target(topo, options.runtime);
-  CheckpointJournal journal = open_journal(topo, options, params);
+  CheckpointJournal journal = open_tune_journal(topo, options, params);
   return in_arena(options, [&] { return run_tune(topo, options, params, target, std::move(candidates), {}, journal, clock); });
 }
 
