@@ -2,6 +2,8 @@
 #include <benchmark/benchmark.h>
 
 #include <filesystem>
+#include <map>
+#include <string>
 
 #include "ccforge/search/search.hpp"
 #include "ccforge/sim/sim.hpp"
@@ -29,18 +31,46 @@ void BM_EnumerateAllreduceCandidates(benchmark::State& state) {
 }
 BENCHMARK(BM_EnumerateAllreduceCandidates)->Unit(benchmark::kMillisecond);
 
+// One allreduce candidate of generator `name` on `ranks` ranks (8 per node), generated then proven by
+// ir::check: how proving cost grows with the rank count (ndv5-x128 has 1024 ranks).
+void prove_at_scale(benchmark::State& state, const char* name) {
+  search::GenRequest req;
+  req.collective = ir::Collective::AllReduce;
+  req.ngpus = static_cast<int>(state.range(0));
+  req.gpus_per_node = 8;
+  for (auto _ : state) {
+    const search::Generated g = search::try_generate(*search::find_generator(name), req);
+    if (!g.algorithm) {
+      state.SkipWithError(g.why_not.c_str());
+      return;
+    }
+    benchmark::DoNotOptimize(ir::check(*g.algorithm).ok());
+  }
+}
+void BM_ProveRhdAllreduce(benchmark::State& state) { prove_at_scale(state, "rhd"); }
+BENCHMARK(BM_ProveRhdAllreduce)->RangeMultiplier(2)->Range(64, 256)->Unit(benchmark::kMillisecond);
+void BM_ProveHierarchicalAllreduce(benchmark::State& state) { prove_at_scale(state, "hierarchical"); }
+BENCHMARK(BM_ProveHierarchicalAllreduce)->RangeMultiplier(2)->Range(64, 256)->Unit(benchmark::kMillisecond);
+void BM_ProveDbtreeAllreduce(benchmark::State& state) { prove_at_scale(state, "dbtree"); }
+BENCHMARK(BM_ProveDbtreeAllreduce)->RangeMultiplier(2)->Range(64, 256)->Unit(benchmark::kMillisecond);
+
 // Items/s = candidate evaluations per second: (candidate or NCCL, size) pairs decided, by simulation or
-// by pruning on floors, the number the full-tune targets scale with. Counters split the two.
+// by pruning on floors, the number the full-tune targets scale with. Counters split the two, and give
+// each phase's CPU seconds per tune (report.json timing.phases: candidates, floors, simulations, ...).
 void run_tune(benchmark::State& state, const search::TuneOptions& o) {
   std::size_t sims = 0, pruned = 0;
+  std::map<std::string, double> phase_cpu_s;
   for (auto _ : state) {
     const search::TuneResult r = search::tune(ndv5(), o, sim::SimParams{});
     sims += r.simulations;
     pruned += r.pruned;
+    for (const search::PhaseTime& p : r.phases) phase_cpu_s[p.name] += p.cpu_s;
   }
   state.SetItemsProcessed(static_cast<std::int64_t>(sims + pruned));
   state.counters["simulated"] = benchmark::Counter(static_cast<double>(sims), benchmark::Counter::kAvgIterations);
   state.counters["pruned"] = benchmark::Counter(static_cast<double>(pruned), benchmark::Counter::kAvgIterations);
+  for (const auto& [phase, cpu_s] : phase_cpu_s)
+    state.counters[phase + "_cpu_s"] = benchmark::Counter(cpu_s, benchmark::Counter::kAvgIterations);
 }
 
 // A small tune (allreduce + allgather, 1 KB-1 MB x4).

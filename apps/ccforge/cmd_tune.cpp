@@ -1,8 +1,4 @@
 // `ccforge tune --topo FILE ...`: flags, progress and printing only; the search library does the work.
-#include <unistd.h>
-
-#include <chrono>
-#include <cstdio>
 #include <memory>
 #include <algorithm>
 #include <sstream>
@@ -21,6 +17,7 @@
 #include "commands.hpp"
 #include "run_conditions.hpp"
 #include "size_flags.hpp"
+#include "tune_progress.hpp"
 #include "topo_input.hpp"
 
 namespace ccforge::cli {
@@ -72,27 +69,6 @@ void print_registry() {
   }
 }
 
-// A bar with ETA on a terminal; one plain line per 10% otherwise (logs, CI).
-std::function<void(std::size_t, std::size_t)> progress_printer() {
-  const bool tty = isatty(fileno(stderr)) != 0;
-  auto start = std::make_shared<std::chrono::steady_clock::time_point>(std::chrono::steady_clock::now());
-  auto last_decile = std::make_shared<std::size_t>(0);
-  return [tty, start, last_decile](std::size_t done, std::size_t total) {
-    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - *start).count();
-    const double frac = total ? static_cast<double>(done) / static_cast<double>(total) : 1.0;
-    const double eta = frac > 0 ? elapsed * (1 - frac) / frac : 0.0;
-    if (tty) {
-      const int width = 30, filled = static_cast<int>(frac * width);
-      fmt::print(stderr, "\r[{}{}] {}/{} tasks, ETA {:.0f} s ", std::string(static_cast<std::size_t>(filled), '#'),
-                 std::string(static_cast<std::size_t>(width - filled), ' '), done, total, eta);
-      if (done == total) fmt::print(stderr, "\n");
-    } else if (const std::size_t decile = done * 10 / std::max<std::size_t>(total, 1); decile > *last_decile) {
-      *last_decile = decile;
-      fmt::print(stderr, "tune: {}/{} tasks ({:.0f}%), {:.1f} s elapsed, ETA {:.0f} s\n", done, total, frac * 100, elapsed, eta);
-    }
-  };
-}
-
 void print_summary(const search::TuneResult& r, const std::vector<sim::SelectionRow>& rows) {
   std::size_t candidates = 0;
   for (const auto& ct : r.collectives) candidates += ct.candidates.accepted.size();
@@ -137,14 +113,17 @@ void run_tune(const TuneFlags& f) {
     if (!options.runtime)
       throw CLI::ValidationError("--runtime", "unknown runtime '" + f.runtime + "' (use one of: " + ir::runtime_names() + ")");
   }
-  options.progress = progress_printer();
   sim::SimParams params;
   topo::LoadOptions load = f.profile.empty() ? topo::LoadOptions{} : sim::apply_profile(f.profile, params);
   apply_run_conditions(f.conditions, params);
   load.machine = machine_description(f.topo);
   const topo::Topology topology = topo::load_topology(topo_file, load);
   warn_sizes_beyond_gpu_memory(topology, options.sizes);
-  const search::TuneResult result = search::tune(topology, options, params);
+  const search::TuneResult result = [&] {
+    TuneProgressLog progress;  // ends (its last line too) before the summary prints
+    options.progress = progress.callback();
+    return search::tune(topology, options, params);
+  }();
   print_summary(result, search::selection_rows(result));
   fmt::print("\nwrote {}/selection.csv, selection.md, bands.csv, {}report.json, DEPLOY.md, env.sh, algorithms/{}{} for {} "
              "on {} SMs/CUs\n",

@@ -73,9 +73,10 @@ TEST(SearchTune, KilledRunResumesToTheSameOutputs) {
   const fs::path whole = fresh_dir("whole"), killed = fresh_dir("killed");
   tune(ndv5(), options(whole, 2), sim::SimParams{});
   TuneOptions o = options(killed, 2);
-  // Killed at the 10th progress report (a finished simulation, or a size's pruned candidates at once).
-  o.progress = [calls = 0](std::size_t, std::size_t) mutable {
-    if (++calls == 10) throw std::runtime_error("simulated kill");
+  // Killed at the 10th simulation progress report (a finished simulation, or a size's pruned
+  // candidates at once).
+  o.progress = [calls = 0](const TuneProgress& p) mutable {
+    if (p.phase == kPhaseSimulations && p.done > 0 && ++calls == 10) throw std::runtime_error("simulated kill");
   };
   EXPECT_THROW(tune(ndv5(), o, sim::SimParams{}), std::runtime_error);
   ASSERT_FALSE(fs::exists(killed / "selection.csv"));
@@ -87,6 +88,31 @@ TEST(SearchTune, KilledRunResumesToTheSameOutputs) {
   EXPECT_GT(resumed.resumed_tasks, 0u);
   EXPECT_LT(resumed.resumed_tasks, resumed.simulations);
   const auto fw = outputs(whole), fk = outputs(killed);
+  for (const auto& [name, text] : fw) EXPECT_EQ(text, fk.at(name)) << name;
+}
+
+// The kill came after candidate building and the time floors: resuming proves no grid point again
+// (accepted ones are only regenerated) and computes no floor again, and still gives the same outputs.
+TEST(SearchTune, ResumeDoesNotRebuildCandidatesOrFloors) {
+  const fs::path whole = fresh_dir("whole_b"), killed = fresh_dir("killed_b");
+  const TuneResult full = tune(ndv5(), options(whole, 2), sim::SimParams{});
+  EXPECT_GT(full.points_proven, 0u);
+  EXPECT_EQ(full.points_resumed, 0u);
+  TuneOptions o = options(killed, 2);
+  o.progress = [](const TuneProgress& p) {
+    if (p.phase == kPhaseSimulations && p.done > 0) throw std::runtime_error("simulated kill");
+  };
+  EXPECT_THROW(tune(ndv5(), o, sim::SimParams{}), std::runtime_error);
+  o.progress = nullptr;
+  o.resume = true;
+  const TuneResult resumed = tune(ndv5(), o, sim::SimParams{});
+  EXPECT_EQ(resumed.points_proven, 0u);
+  EXPECT_EQ(resumed.points_resumed, full.points_proven);
+  std::size_t candidates = 0;
+  for (const CollectiveTune& ct : full.collectives) candidates += ct.candidates.accepted.size();
+  EXPECT_EQ(resumed.floors_resumed, candidates);
+  const auto fw = outputs(whole), fk = outputs(killed);
+  EXPECT_EQ(fw.size(), fk.size());
   for (const auto& [name, text] : fw) EXPECT_EQ(text, fk.at(name)) << name;
 }
 

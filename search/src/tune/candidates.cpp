@@ -4,13 +4,17 @@
 // 2-8), chunks (pipeline depth for chains and trees).
 
 #include <algorithm>
+#include <array>
+#include <mutex>
 #include <optional>
 
 #include <fmt/core.h>
+#include <tbb/parallel_for.h>
 
 #include "ccforge/search/search.hpp"
 #include "ccforge/topology/topology.hpp"
 #include "program.hpp"
+#include "tune/candidates.hpp"
 #include "tune/runtime_fit.hpp"
 
 namespace ccforge::search {
@@ -58,20 +62,6 @@ TopologyInputs topology_inputs(const topo::Topology& topo, ir::Collective coll) 
   if (std::any_of(gens.begin(), gens.end(), [&](const GeneratorInfo& g) { return uses_trees(g) && offers(g, coll); }))
     inputs.tree_sets = synthesis_tree_sets(topo, coll);
   return inputs;
-}
-
-// What building one grid point gave: accepted, rejected before it existed (the generator or checker;
-// may depend on the protocol), or built and proven but unfit for the runtime (never depends on it).
-enum class Outcome { Accepted, Rejected, Unfit };
-
-Outcome try_one(const GeneratorInfo& gen, const GenRequest& req, const DeployTarget& target, CandidateSet& out) {
-  Proven p = build_proven(gen, req, target);
-  if (!p.algorithm) {
-    out.rejected.push_back({std::move(p.name), std::move(p.why_not)});
-    return p.unfit ? Outcome::Unfit : Outcome::Rejected;
-  }
-  out.accepted.push_back({std::move(p.name), std::string(gen.name), req, std::move(*p.algorithm)});
-  return Outcome::Accepted;
 }
 
 // The protocol only labels a schedule: no generator's steps depend on it (generators_test
@@ -122,6 +112,132 @@ std::vector<GenRequest> grid_requests(const GeneratorInfo& gen, const topo::Topo
   return requests;
 }
 
+// One generator's grid for one collective (and tree set), and what each point built: per request and
+// protocol (Simple, LL, LL128). LL and LL128 are built only where Simple was rejected before it existed
+// (that may depend on the protocol); elsewhere they are copies of the Simple build (relabelled).
+struct GridGroup {
+  std::size_t coll;
+  const GeneratorInfo* gen;
+  std::size_t tree_set;
+  std::vector<GenRequest> requests;  // protocol Simple
+  std::vector<std::array<std::optional<Proven>, 3>> built;
+};
+
+constexpr std::array<ir::Protocol, 3> kProtocols{ir::Protocol::Simple, ir::Protocol::LL, ir::Protocol::LL128};
+
+bool rejected_before_built(const Proven& p) { return !p.algorithm && !p.unfit; }
+
+// Builds grid points of every group in parallel (each writes only its own slot, so the sets do not
+// depend on the thread count), reporting each finished point.
+class PointBuilder {
+ public:
+  PointBuilder(std::vector<GridGroup>& groups, const std::vector<ir::Collective>& colls, const DeployTarget& target,
+               const BuildProgress& progress, CheckpointJournal* journal, BuildCounts& counts)
+      : groups_(groups), colls_(colls), target_(target), progress_(progress), journal_(journal), counts_(counts) {}
+
+  void build_simple() {
+    std::vector<Point> points;
+    for (std::size_t g = 0; g < groups_.size(); ++g) {
+      groups_[g].built.resize(groups_[g].requests.size());
+      for (std::size_t i = 0; i < groups_[g].requests.size(); ++i) points.push_back({g, i, 0});
+    }
+    build(points);
+  }
+
+  void build_other_protocols() {
+    std::vector<Point> points;
+    for (std::size_t g = 0; g < groups_.size(); ++g)
+      for (std::size_t i = 0; i < groups_[g].requests.size(); ++i)
+        if (rejected_before_built(*groups_[g].built[i][0]))
+          for (std::size_t p = 1; p < kProtocols.size(); ++p) points.push_back({g, i, p});
+    build(points);
+  }
+
+ private:
+  struct Point {
+    std::size_t group, request, protocol;
+  };
+
+  void build(const std::vector<Point>& points) {
+    {
+      const std::lock_guard<std::mutex> lock(mutex_);
+      total_ += points.size();
+    }
+    tbb::parallel_for(std::size_t{0}, points.size(), [&](std::size_t k) {
+      const Point& pt = points[k];
+      GridGroup& group = groups_[pt.group];
+      GenRequest req = group.requests[pt.request];
+      req.protocol = kProtocols[pt.protocol];
+      const std::string key = fmt::format("built/{}/{}/{}/{}/{}", ir::to_string(colls_[group.coll]), group.gen->name,
+                                          group.tree_set, pt.request, ir::to_string(req.protocol));
+      const Verdict* known = nullptr;
+      if (journal_) {
+        const std::lock_guard<std::mutex> lock(mutex_);  // other points record meanwhile (map nodes stay put)
+        const auto it = journal_->verdicts().find(key);
+        if (it != journal_->verdicts().end()) known = &it->second;
+      }
+      std::optional<Proven>& slot = group.built[pt.request][pt.protocol];
+      slot = known ? rebuilt(*group.gen, req, *known) : build_proven(*group.gen, req, target_);
+      const std::lock_guard<std::mutex> lock(mutex_);
+      if (known) {
+        ++counts_.resumed;
+      } else {
+        ++counts_.proven;
+        if (journal_) journal_->record(key, Verdict{slot->name, slot->algorithm.has_value(), slot->unfit, slot->why_not});
+      }
+      ++done_;
+      if (progress_) progress_(done_, total_);
+    });
+  }
+
+  // A point the journal has a verdict for: the rejection as recorded, an accepted point regenerated.
+  Proven rebuilt(const GeneratorInfo& gen, const GenRequest& req, const Verdict& v) const {
+    if (!v.accepted) return {v.name, std::nullopt, v.why_not, v.unfit};
+    Generated g = try_generate(gen, req);
+    if (!g.algorithm || g.algorithm->name != v.name) return build_proven(gen, req, target_);
+    return {v.name, std::move(g.algorithm), {}};
+  }
+
+  std::vector<GridGroup>& groups_;
+  const std::vector<ir::Collective>& colls_;
+  const DeployTarget& target_;
+  const BuildProgress& progress_;
+  CheckpointJournal* journal_;
+  BuildCounts& counts_;
+  std::mutex mutex_;
+  std::size_t done_ = 0, total_ = 0;
+};
+
+void add(Proven&& p, const GridGroup& group, const GenRequest& req, CandidateSet& out) {
+  if (p.algorithm) out.accepted.push_back({std::move(p.name), std::string(group.gen->name), req, std::move(*p.algorithm)});
+  else out.rejected.push_back({std::move(p.name), std::move(p.why_not)});
+}
+
+// Appends the group's candidates and rejections to `out` in the listed order: protocol, then grid point.
+void assemble(GridGroup& group, CandidateSet& out) {
+  // Per grid point, where its Simple build landed: an index in out.accepted, or in out.rejected when
+  // the runtime cannot run it.
+  std::vector<std::optional<std::size_t>> simple_built(group.requests.size()), simple_unfit(group.requests.size());
+  for (std::size_t p = 0; p < kProtocols.size(); ++p)
+    for (std::size_t i = 0; i < group.requests.size(); ++i) {
+      GenRequest req = group.requests[i];
+      req.protocol = kProtocols[p];
+      if (simple_built[i]) {
+        out.accepted.push_back(relabelled(out.accepted[*simple_built[i]], req));
+      } else if (simple_unfit[i]) {
+        const Rejection& r = out.rejected[*simple_unfit[i]];
+        out.rejected.push_back({relabelled_name(r.name, req.protocol), r.reason});
+      } else {
+        Proven& built = *group.built[i][p];
+        const bool accepted = built.algorithm.has_value(), unfit = built.unfit;
+        add(std::move(built), group, req, out);
+        if (p != 0) continue;
+        if (accepted) simple_built[i] = out.accepted.size() - 1;
+        if (unfit) simple_unfit[i] = out.rejected.size() - 1;
+      }
+    }
+}
+
 }  // namespace
 
 // Every runtime_misfit reason starts with this word (then the runtime's name).
@@ -170,34 +286,29 @@ CandidateSet enumerate_candidates(const topo::Topology& topo, ir::Collective col
 }
 
 CandidateSet enumerate_candidates(const topo::Topology& topo, ir::Collective coll, const DeployTarget& target) {
-  const TopologyInputs inputs = topology_inputs(topo, coll);
-  CandidateSet set;
-  for (const GeneratorInfo& gen : generators()) {
-    if (!offers(gen, coll)) continue;
-    const std::size_t tree_choices = uses_trees(gen) ? inputs.tree_sets.size() : 1;
-    for (std::size_t ts = 0; ts < tree_choices; ++ts) {
-      std::vector<GenRequest> requests = grid_requests(gen, topo, coll, inputs, ts);
-      // Per grid point, what its Simple build gave: an index in set.accepted, or one in set.rejected
-      // when the runtime cannot run it.
-      std::vector<std::optional<std::size_t>> simple_built(requests.size()), simple_unfit(requests.size());
-      for (ir::Protocol proto : {ir::Protocol::Simple, ir::Protocol::LL, ir::Protocol::LL128})
-        for (std::size_t i = 0; i < requests.size(); ++i) {
-          requests[i].protocol = proto;
-          if (simple_built[i]) {
-            set.accepted.push_back(relabelled(set.accepted[*simple_built[i]], requests[i]));
-          } else if (simple_unfit[i]) {
-            const Rejection& r = set.rejected[*simple_unfit[i]];
-            set.rejected.push_back({relabelled_name(r.name, proto), r.reason});
-          } else {
-            const Outcome outcome = try_one(gen, requests[i], target, set);
-            if (proto != ir::Protocol::Simple) continue;
-            if (outcome == Outcome::Accepted) simple_built[i] = set.accepted.size() - 1;
-            if (outcome == Outcome::Unfit) simple_unfit[i] = set.rejected.size() - 1;
-          }
-        }
+  BuildCounts counts;
+  return std::move(enumerate_candidates(topo, std::vector<ir::Collective>{coll}, target, {}, nullptr, counts).front());
+}
+
+std::vector<CandidateSet> enumerate_candidates(const topo::Topology& topo, const std::vector<ir::Collective>& colls,
+                                               const DeployTarget& target, const BuildProgress& progress,
+                                               CheckpointJournal* journal, BuildCounts& counts) {
+  std::vector<TopologyInputs> inputs(colls.size());
+  tbb::parallel_for(std::size_t{0}, colls.size(), [&](std::size_t c) { inputs[c] = topology_inputs(topo, colls[c]); });
+  std::vector<GridGroup> groups;
+  for (std::size_t c = 0; c < colls.size(); ++c)
+    for (const GeneratorInfo& gen : generators()) {
+      if (!offers(gen, colls[c])) continue;
+      const std::size_t tree_choices = uses_trees(gen) ? inputs[c].tree_sets.size() : 1;
+      for (std::size_t ts = 0; ts < tree_choices; ++ts)
+        groups.push_back(GridGroup{c, &gen, ts, grid_requests(gen, topo, colls[c], inputs[c], ts), {}});
     }
-  }
-  return set;
+  PointBuilder builder(groups, colls, target, progress, journal, counts);
+  builder.build_simple();
+  builder.build_other_protocols();
+  std::vector<CandidateSet> sets(colls.size());
+  for (GridGroup& group : groups) assemble(group, sets[group.coll]);
+  return sets;
 }
 
 }  // namespace ccforge::search

@@ -2,10 +2,12 @@
 
 #include <sstream>
 
+#include <fmt/core.h>
 #include <nlohmann/json.hpp>
 
 #include "ccforge/common/atomic_file.hpp"
 #include "ccforge/common/diag.hpp"
+#include "ccforge/topology/topology.hpp"
 
 namespace ccforge::search {
 
@@ -30,7 +32,42 @@ std::string sample_line(const std::string& key, const Sample& s) {
   return line.dump() + "\n";
 }
 
+nlohmann::json verdict_json(const std::string& key, const Verdict& v) {
+  return {{"key", key}, {"verdict", {{"name", v.name}, {"accepted", v.accepted}, {"unfit", v.unfit}, {"why_not", v.why_not}}}};
+}
+
+Verdict parse_verdict(const nlohmann::json& j) {
+  return {j.at("name").get<std::string>(), j.at("accepted").get<bool>(), j.at("unfit").get<bool>(), j.at("why_not").get<std::string>()};
+}
+
+nlohmann::json floors_json(const std::string& key, const std::vector<SimTime>& floors) {
+  nlohmann::json ps = nlohmann::json::array();
+  for (SimTime t : floors) ps.push_back(t.ps);
+  return {{"key", key}, {"floors", ps}};
+}
+
+std::vector<SimTime> parse_floors(const nlohmann::json& j) {
+  std::vector<SimTime> floors;
+  for (const auto& ps : j) floors.push_back(SimTime{ps.get<std::int64_t>()});
+  return floors;
+}
+
+// Everything a tune's journaled work depends on, so that --resume never mixes results of different
+// models (another profile changes parameter values, not the topology's name).
+std::string fingerprint(const topo::Topology& topo, const TuneOptions& options, const sim::SimParams& params) {
+  std::string f = topo.name() + "|" + to_string(options.dtype) + "|";
+  for (ByteCount b : options.sizes) f += std::to_string(b) + ",";
+  for (const ParamTable* table : {&topo.link_params(), &params.table})
+    for (const Param& p : table->all()) f += "|" + p.name + "=" + fmt::format("{}", p.value);
+  return f;
+}
+
 }  // namespace
+
+CheckpointJournal open_tune_journal(const topo::Topology& topo, const TuneOptions& options, const sim::SimParams& params) {
+  std::filesystem::create_directories(options.out_dir);
+  return CheckpointJournal(options.out_dir / "checkpoint.jsonl", fingerprint(topo, options, params), options.resume);
+}
 
 CheckpointJournal::CheckpointJournal(std::filesystem::path path, std::string fingerprint, bool resume)
     : path_(std::move(path)), fingerprint_(std::move(fingerprint)) {
@@ -63,7 +100,10 @@ void CheckpointJournal::load() {
     }
     if (j.is_discarded() && last) break;  // torn by a kill mid-write: that task simply reruns
     try {
-      finished_[j.at("key").get<std::string>()] = parse_sample(j);
+      const std::string key = j.at("key").get<std::string>();
+      if (j.contains("verdict")) verdicts_[key] = parse_verdict(j.at("verdict"));
+      else if (j.contains("floors")) floors_[key] = parse_floors(j.at("floors"));
+      else finished_[key] = parse_sample(j);
     } catch (const nlohmann::json::exception&) {
       throw fail("malformed checkpoint entry");
     }
@@ -71,14 +111,30 @@ void CheckpointJournal::load() {
   if (number == 0) throw fail("empty checkpoint");
   // Rewrite without a torn tail so that appended lines start on a fresh line.
   std::string rewritten = header_line(fingerprint_);
+  for (const auto& [key, v] : verdicts_) rewritten += verdict_json(key, v).dump() + "\n";
+  for (const auto& [key, f] : floors_) rewritten += floors_json(key, f).dump() + "\n";
   for (const auto& [key, t] : finished_) rewritten += sample_line(key, t);
   write_file_atomically(path_, rewritten);
 }
 
-void CheckpointJournal::record(const std::string& key, const Sample& sample) {
-  out_ << sample_line(key, sample);
+void CheckpointJournal::append(const std::string& line) {
+  out_ << line;
   out_.flush();
+}
+
+void CheckpointJournal::record(const std::string& key, const Sample& sample) {
+  append(sample_line(key, sample));
   finished_[key] = sample;
+}
+
+void CheckpointJournal::record(const std::string& key, const Verdict& verdict) {
+  append(verdict_json(key, verdict).dump() + "\n");
+  verdicts_[key] = verdict;
+}
+
+void CheckpointJournal::record(const std::string& key, const std::vector<SimTime>& floors) {
+  append(floors_json(key, floors).dump() + "\n");
+  floors_[key] = floors;
 }
 
 }  // namespace ccforge::search

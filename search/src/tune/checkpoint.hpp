@@ -1,6 +1,7 @@
-// The tune checkpoint: a journal of finished simulations (one candidate, or NCCL, at one size of one
-// collective), one JSON line each, appended and flushed as each finishes. A run killed at any
-// point loses only the tasks in flight: a torn last line is ignored when resuming.
+// The tune checkpoint: a journal of finished work, one JSON line each, appended and flushed as each
+// finishes: simulations (one candidate, or NCCL, at one size of one collective), the verdict of each
+// candidate grid point built and proven, and each candidate's time floors. A run killed at any point
+// loses only the work in flight: a torn last line is ignored when resuming.
 #pragma once
 
 #include <filesystem>
@@ -11,12 +12,23 @@
 #include <vector>
 
 #include "ccforge/common/units.hpp"
+#include "ccforge/search/search.hpp"
+#include "ccforge/sim/sim.hpp"
 
 namespace ccforge::search {
 
 struct Sample {
   std::optional<SimTime> time;  // nullopt: the size does not split into the candidate's chunks, or `error`
   std::string error;            // why the simulator refused the candidate at this size; empty when it ran
+};
+
+// What building and proving one grid point gave (tune/candidates.hpp): a resumed tune rebuilds an
+// accepted point without proving it again, and does not rebuild a rejected one.
+struct Verdict {
+  std::string name;
+  bool accepted = false;
+  bool unfit = false;   // rejected by the runtime's rules
+  std::string why_not;  // rejected: why
 };
 
 class CheckpointJournal {
@@ -27,14 +39,26 @@ class CheckpointJournal {
   CheckpointJournal(std::filesystem::path path, std::string fingerprint, bool resume);
 
   const std::map<std::string, Sample>& finished() const { return finished_; }
-  void record(const std::string& key, const Sample& sample);  // not thread-safe: callers serialise
+  const std::map<std::string, Verdict>& verdicts() const { return verdicts_; }
+  const std::map<std::string, std::vector<SimTime>>& floors() const { return floors_; }
+  // Not thread-safe: callers serialise. Keys are unique within their kind.
+  void record(const std::string& key, const Sample& sample);
+  void record(const std::string& key, const Verdict& verdict);
+  void record(const std::string& key, const std::vector<SimTime>& floors);
 
  private:
   void load();
+  void append(const std::string& line);
   std::filesystem::path path_;
   std::string fingerprint_;
   std::map<std::string, Sample> finished_;
+  std::map<std::string, Verdict> verdicts_;
+  std::map<std::string, std::vector<SimTime>> floors_;
   std::ofstream out_;
 };
+
+// The journal in options.out_dir (created), resumed with options.resume; its fingerprint is everything
+// journaled work depends on: topology, dtype, sizes, link and simulator parameters.
+CheckpointJournal open_tune_journal(const topo::Topology& topo, const TuneOptions& options, const sim::SimParams& params);
 
 }  // namespace ccforge::search

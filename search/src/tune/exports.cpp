@@ -6,6 +6,7 @@
 #include <tbb/parallel_for.h>
 
 #include "ccforge/ir/runtime.hpp"
+#include "tune/phase_progress.hpp"
 #include "tune/runtime_fit.hpp"
 
 namespace ccforge::search {
@@ -35,16 +36,19 @@ struct VariantJob {
 // still beats NCCL at every size of its band.
 void plan_outofplace(const topo::Topology& topo, std::vector<VariantJob>& jobs, const TuneResult& result,
                      const TuneOptions& options, const sim::SimParams& params, DataType dtype) {
+  PhaseProgress progress(options, kPhaseOutOfPlace, jobs.size());
   tbb::parallel_for(std::size_t{0}, jobs.size(), [&](std::size_t j) {
     Proven v = outofplace_build(*jobs[j].winner, result.target);
     jobs[j].band->outofplace = std::move(v.algorithm);
     jobs[j].why_not = std::move(v.why_not);
     jobs[j].times.resize(jobs[j].sizes.size());
+    progress.advance();
   });
   std::vector<std::pair<std::size_t, std::size_t>> runs;
   for (std::size_t j = 0; j < jobs.size(); ++j)
     if (jobs[j].band->outofplace)
       for (std::size_t s = 0; s < jobs[j].sizes.size(); ++s) runs.emplace_back(j, s);
+  progress.grow(runs.size());
   tbb::parallel_for(std::size_t{0}, runs.size(), [&](std::size_t i) {
     VariantJob& job = jobs[runs[i].first];
     try {
@@ -52,6 +56,7 @@ void plan_outofplace(const topo::Topology& topo, std::vector<VariantJob>& jobs, 
     } catch (const DiagError&) {
       // the size does not split into the variant's chunks: judged below
     }
+    progress.advance();
   });
   for (VariantJob& job : jobs) {
     for (std::size_t s = 0; s < job.sizes.size() && job.why_not.empty(); ++s) {

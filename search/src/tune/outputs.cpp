@@ -107,6 +107,20 @@ void add_expected_error(nlohmann::json& band, const CollectiveTune& ct, const Ba
                                      ct.candidates.accepted[static_cast<std::size_t>(b.winner)].name));
 }
 
+// Wall and CPU seconds and the peak resident memory per phase, and the whole tune's.
+nlohmann::json timing_json(const TuneResult& result, const TuneOptions& options) {
+  nlohmann::json phases = nlohmann::json::array();
+  double peak = 0;
+  for (const PhaseTime& p : result.phases) {
+    phases.push_back({{"phase", p.name}, {"wall_s", p.wall_s}, {"cpu_s", p.cpu_s}, {"peak_rss_mib", p.peak_rss_mib}});
+    peak = std::max(peak, p.peak_rss_mib);
+  }
+  return {{"elapsed_s", result.elapsed_s}, {"candidates_s", result.candidates_s}, {"exports_s", result.exports_s},
+          {"phases", phases}, {"peak_rss_mib", peak}, {"jobs", options.jobs}, {"resumed_tasks", result.resumed_tasks},
+          {"points_proven", result.points_proven}, {"points_resumed", result.points_resumed},
+          {"floors_resumed", result.floors_resumed}};
+}
+
 std::string report_json(const TuneResult& result, const TuneOptions& options, const CarryOver& carried) {
   nlohmann::json colls = nlohmann::json::array(), unmeasured = nlohmann::json::array();
   for (const CollectiveTune& ct : result.collectives) {
@@ -141,7 +155,7 @@ std::string report_json(const TuneResult& result, const TuneOptions& options, co
       // range or machine): their speedups are the least certain.
       {"unmeasured_bands", unmeasured},
       // The only member that differs between identical runs.
-      {"timing", {{"elapsed_s", result.elapsed_s}, {"candidates_s", result.candidates_s}, {"exports_s", result.exports_s}, {"jobs", options.jobs}, {"resumed_tasks", result.resumed_tasks}}}};
+      {"timing", timing_json(result, options)}};
   return report.dump(1) + "\n";
 }
 

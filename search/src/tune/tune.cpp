@@ -4,7 +4,6 @@
 // decision depends only on finished results and floors, so the outcome does not depend on the thread
 // count.
 #include <algorithm>
-#include <chrono>
 #include <mutex>
 #include <numeric>
 #include <stdexcept>
@@ -16,10 +15,13 @@
 #include "ccforge/search/search.hpp"
 #include "ccforge/sim/sim.hpp"
 #include "ccforge/topology/topology.hpp"
+#include "tune/candidates.hpp"
 #include "tune/checkpoint.hpp"
 #include "tune/exports.hpp"
 #include "tune/output_dir.hpp"
 #include "tune/outputs.hpp"
+#include "tune/phase_clock.hpp"
+#include "tune/phase_progress.hpp"
 
 namespace ccforge::search {
 
@@ -35,23 +37,14 @@ struct Job {
   std::size_t size;
 };
 
-// Everything a simulated time depends on, so that --resume never mixes results of different models
-// (another profile changes parameter values, not the topology's name).
-std::string fingerprint(const topo::Topology& topo, const TuneOptions& options, const sim::SimParams& params) {
-  std::string f = topo.name() + "|" + to_string(options.dtype) + "|";
-  for (ByteCount b : options.sizes) f += std::to_string(b) + ",";
-  for (const ParamTable* table : {&topo.link_params(), &params.table})
-    for (const Param& p : table->all()) f += "|" + p.name + "=" + fmt::format("{}", p.value);
-  return f;
-}
-
 class Runner {
  public:
   Runner(const topo::Topology& topo, const TuneOptions& options, const sim::SimParams& params, TuneResult& result,
          CheckpointJournal& journal)
-      : topo_(topo), options_(options), params_(params), dtype_(options.dtype), result_(result), journal_(journal) {
-    for (const auto& ct : result.collectives) total_ += (ct.candidates.accepted.size() + 1) * options.sizes.size();
-  }
+      : topo_(topo), options_(options), params_(params), dtype_(options.dtype), result_(result), journal_(journal),
+        progress_(options, kPhaseSimulations, tasks(result, options), false) {}
+
+  void begin_simulations() { progress_.start(); }
 
   const sim::Model& model() const { return model_; }
   const sim::SimParams& params() const { return params_; }
@@ -72,18 +65,16 @@ class Runner {
     }
     tbb::parallel_for(std::size_t{0}, todo.size(), [&](std::size_t i) {
       const Sample sample = simulate(todo[i]);
-      const std::lock_guard<std::mutex> lock(mutex_);
-      journal_.record(key(todo[i]), sample);
-      report(1);
+      {
+        const std::lock_guard<std::mutex> lock(mutex_);
+        journal_.record(key(todo[i]), sample);
+      }
+      progress_.advance();
     });
-    std::lock_guard<std::mutex> lock(mutex_);
-    report(jobs.size() - todo.size());
+    progress_.advance(jobs.size() - todo.size());
   }
 
-  void skipped(std::size_t count) {
-    const std::lock_guard<std::mutex> lock(mutex_);
-    report(count);
-  }
+  void skipped(std::size_t count) { progress_.advance(count); }
 
   std::string key(const Job& j) const {
     const CollectiveTune& ct = result_.collectives[j.coll];
@@ -112,9 +103,10 @@ class Runner {
     }
   }
 
-  void report(std::size_t more) {
-    done_ += more;
-    if (options_.progress && more > 0) options_.progress(done_, total_);
+  static std::size_t tasks(const TuneResult& result, const TuneOptions& options) {
+    std::size_t total = 0;
+    for (const auto& ct : result.collectives) total += (ct.candidates.accepted.size() + 1) * options.sizes.size();
+    return total;
   }
 
   const topo::Topology& topo_;
@@ -124,8 +116,8 @@ class Runner {
   const DataType dtype_;
   TuneResult& result_;
   CheckpointJournal& journal_;
-  std::mutex mutex_;
-  std::size_t done_ = 0, total_ = 0;
+  std::mutex mutex_;  // serialises the journal
+  PhaseProgress progress_;
 };
 
 // Per collective and candidate, times its simulation at the current size `s` cannot undercut: its own
@@ -140,17 +132,39 @@ struct Floors {
   }
 };
 
-void compute_model_floors(Floors& floors, const Runner& runner) {
+std::string floor_key(const TuneResult& r, std::size_t c, std::size_t i) {
+  return fmt::format("floors/{}/{}", ir::to_string(r.collectives[c].collective), r.collectives[c].candidates.accepted[i].name);
+}
+
+// Each candidate's sim::time_floors, taken from the journal where a killed run left them (counted in
+// result.floors_resumed) and recorded there otherwise.
+void compute_model_floors(Floors& floors, const Runner& runner, const TuneOptions& options, TuneResult& result,
+                          CheckpointJournal& journal) {
   std::vector<std::pair<std::size_t, std::size_t>> todo;
   for (std::size_t c = 0; c < floors.model.size(); ++c)
-    for (std::size_t i = 0; i < floors.model[c].size(); ++i) todo.emplace_back(c, i);
+    for (std::size_t i = 0; i < floors.model[c].size(); ++i) {
+      const auto known = journal.floors().find(floor_key(result, c, i));
+      if (known == journal.floors().end()) {
+        todo.emplace_back(c, i);
+      } else {
+        floors.model[c][i] = known->second;
+        ++result.floors_resumed;
+      }
+    }
+  PhaseProgress progress(options, kPhaseFloors, todo.size());
+  std::mutex journal_mutex;
   tbb::parallel_for(std::size_t{0}, todo.size(), [&](std::size_t k) {
     const auto [c, i] = todo[k];
     try {
       floors.model[c][i] = runner.time_floors(c, i);
     } catch (const DiagError&) {
-      // No model floor: its simulations fail the same way, and reject_refused reports that.
+      // No model floor (recorded empty): its simulations fail the same way, and reject_refused reports that.
     }
+    {
+      const std::lock_guard<std::mutex> lock(journal_mutex);
+      journal.record(floor_key(result, c, i), floors.model[c][i]);
+    }
+    progress.advance();
   });
 }
 
@@ -287,10 +301,10 @@ void raise_floors(Floors& floors, const TuneResult& r, const Runner& runner, std
         floors.previous[c][i] = *smp->time;
 }
 
-// Everything after the candidates are known; `start` is when the tune began.
+// Everything after the candidates are known; `clock` started when the tune began.
 TuneResult run_tune(const topo::Topology& topo, const TuneOptions& options, const sim::SimParams& params,
-                    const DeployTarget& target, std::vector<CandidateSet> candidates,
-                    std::chrono::steady_clock::time_point start) {
+                    const DeployTarget& target, std::vector<CandidateSet> candidates, const BuildCounts& built,
+                    CheckpointJournal& journal, PhaseClock& clock) {
   if (candidates.size() != options.collectives.size())
     throw std::invalid_argument("tune: one candidate set per collective");
   TuneResult result;
@@ -302,17 +316,19 @@ TuneResult run_tune(const topo::Topology& topo, const TuneOptions& options, cons
     result.collectives[c].collective = options.collectives[c];
     result.collectives[c].candidates = std::move(candidates[c]);
   }
-  result.candidates_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  result.points_proven = built.proven;
+  result.points_resumed = built.resumed;
+  result.candidates_s = clock.mark("candidates");
 
-  std::filesystem::create_directories(options.out_dir);
-  CheckpointJournal journal(options.out_dir / "checkpoint.jsonl", fingerprint(topo, options, params), options.resume);
   Runner runner(topo, options, params, result, journal);
   Floors floors;
   for (const auto& ct : result.collectives) {
     floors.previous.emplace_back(ct.candidates.accepted.size(), SimTime{0});
     floors.model.emplace_back(ct.candidates.accepted.size());
   }
-  if (options.prune) compute_model_floors(floors, runner);
+  if (options.prune) compute_model_floors(floors, runner, options, result, journal);
+  clock.mark("floors");
+  runner.begin_simulations();
   for (std::size_t s = 0; s < options.sizes.size(); ++s) {
     floors.s = s;
     SizeWaves waves(result, floors, options, s);
@@ -331,16 +347,22 @@ TuneResult run_tune(const topo::Topology& topo, const TuneOptions& options, cons
     reject_refused(result.collectives[c], c, runner, options.sizes);
     assemble(topo, result.collectives[c], c, runner, options);
   }
+  clock.mark("simulations");
   result.nodes = topo.num_nodes();
   result.ranks_per_node = topo.gpus_per_node();
   result.nccl_space_searched = options.nccl_space.value_or(topo.num_gpus() <= kNcclSpaceAutoRanks);
-  if (result.nccl_space_searched)
-    for (CollectiveTune& ct : result.collectives)
+  if (result.nccl_space_searched) {
+    PhaseProgress progress(options, kPhaseNcclSpace, result.collectives.size());
+    for (CollectiveTune& ct : result.collectives) {
       ct.nccl_space = tune_nccl_space(topo, ct.collective, options.sizes, options.dtype, params, options.min_gain);
-  const auto exports_start = std::chrono::steady_clock::now();
+      progress.advance();
+    }
+  }
+  clock.mark("nccl_space");
   plan_exports(topo, result, options, params, options.dtype);
-  result.exports_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - exports_start).count();
-  result.elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  result.exports_s = clock.mark("exports");
+  result.phases = clock.phases();
+  for (const PhaseTime& p : result.phases) result.elapsed_s += p.wall_s;
   write_outputs(result, options);
   return result;
 }
@@ -355,23 +377,28 @@ TuneResult in_arena(const TuneOptions& options, Work&& work) {
 }  // namespace
 
 TuneResult tune(const topo::Topology& topo, const TuneOptions& options, const sim::SimParams& params) {
-  const auto start = std::chrono::steady_clock::now();
+  PhaseClock clock;
   check_output_dir(options.out_dir);  // before any work
   const DeployTarget target = deploy_target(topo, options.runtime);
+  CheckpointJournal journal = open_tune_journal(topo, options, params);
   return in_arena(options, [&] {
-    std::vector<CandidateSet> candidates(options.collectives.size());
-    tbb::parallel_for(std::size_t{0}, options.collectives.size(),
-                      [&](std::size_t c) { candidates[c] = enumerate_candidates(topo, options.collectives[c], target); });
-    return run_tune(topo, options, params, target, std::move(candidates), start);
+    if (options.progress) options.progress({kPhaseCandidates, 0, 0});
+    BuildProgress progress;
+    if (options.progress)
+      progress = [&](std::size_t done, std::size_t total) { options.progress({kPhaseCandidates, done, total}); };
+    BuildCounts built;
+    std::vector<CandidateSet> candidates = enumerate_candidates(topo, options.collectives, target, progress, &journal, built);
+    return run_tune(topo, options, params, target, std::move(candidates), built, journal, clock);
   });
 }
 
 TuneResult tune(const topo::Topology& topo, const TuneOptions& options, const sim::SimParams& params,
                 std::vector<CandidateSet> candidates) {
-  const auto start = std::chrono::steady_clock::now();
+  PhaseClock clock;
   check_output_dir(options.out_dir);
   const DeployTarget target = deploy_target(topo, options.runtime);
-  return in_arena(options, [&] { return run_tune(topo, options, params, target, std::move(candidates), start); });
+  CheckpointJournal journal = open_tune_journal(topo, options, params);
+  return in_arena(options, [&] { return run_tune(topo, options, params, target, std::move(candidates), {}, journal, clock); });
 }
 
 }  // namespace ccforge::search

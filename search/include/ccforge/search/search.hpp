@@ -225,6 +225,18 @@ struct Band {
 // band's first size, so bands are disjoint and cover [first size, last size].
 std::vector<Band> merge_bands(const std::vector<Choice>& choices);
 
+// How far a tune is: its phase (kTunePhases) and the pieces of work of that phase done and known.
+struct TuneProgress {
+  std::string_view phase;
+  std::size_t done = 0, total = 0;
+};
+// The phases that report progress, in order: candidate grid points built and proven, per-candidate time
+// floors, (candidate or NCCL, size) simulations finished or pruned, NCCL's own space per collective,
+// out-of-place variants built and then simulated per (variant, size).
+inline constexpr std::string_view kPhaseCandidates = "building candidates", kPhaseFloors = "time floors",
+                                  kPhaseSimulations = "simulations", kPhaseNcclSpace = "NCCL space",
+                                  kPhaseOutOfPlace = "out-of-place variants";
+
 struct TuneOptions {
   std::vector<ir::Collective> collectives;
   std::vector<ByteCount> sizes;  // ascending
@@ -252,8 +264,9 @@ struct TuneOptions {
   // write nccl-tuner.conf for the stock-NCCL tuner plugin. Unset: only up to kNcclSpaceAutoRanks GPUs,
   // since simulating NCCL's LL trees and rings on 128 GPUs costs seconds per point (hours per tune).
   std::optional<bool> nccl_space;
-  // Called from worker threads (serialised) after each finished task, and once at the end.
-  std::function<void(std::size_t done, std::size_t total)> progress;
+  // Called from worker threads (serialised) as each phase starts, after each finished piece of work in
+  // it, and once at its end.
+  std::function<void(const TuneProgress&)> progress;
 };
 
 struct CollectiveTune {
@@ -265,6 +278,13 @@ struct CollectiveTune {
   NcclSpaceTune nccl_space;  // NCCL's own space at every size, and the bands written to nccl-tuner.conf
 };
 inline constexpr int kNcclSpaceAutoRanks = 16;
+
+// One phase of a tune: wall and process CPU seconds, and the peak resident memory when it ended.
+struct PhaseTime {
+  std::string name;
+  double wall_s = 0.0, cpu_s = 0.0;
+  double peak_rss_mib = 0.0;  // the process's high-water mark so far (getrusage)
+};
 
 struct TuneResult {
   std::string topology;
@@ -282,9 +302,13 @@ struct TuneResult {
   std::size_t pruned_by_time_floor_only = 0;  // of those: skipped thanks to sim::time_floors alone (the
                                               // candidate's smaller-size time would not have sufficed)
   std::size_t resumed_tasks = 0;  // simulations taken from the checkpoint
+  std::size_t points_proven = 0;  // candidate grid points built and proven by this run
+  std::size_t points_resumed = 0;  // of the others: verdicts taken from the checkpoint (accepted ones rebuilt unproven)
+  std::size_t floors_resumed = 0;  // candidates whose time floors came from the checkpoint
   double elapsed_s = 0.0;
   double candidates_s = 0.0;  // of elapsed_s: building and proving the candidates
   double exports_s = 0.0;     // of elapsed_s: building, proving and simulating out-of-place variants
+  std::vector<PhaseTime> phases;  // in order: candidates, floors, simulations, nccl_space, exports
 };
 
 // Runs the whole tune and writes every output under options.out_dir (atomically), checkpointing

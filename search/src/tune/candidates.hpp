@@ -1,0 +1,29 @@
+// Building every collective's candidates for a tune: all grid points of all collectives in one parallel
+// loop, with progress, and with the verdicts a killed run's checkpoint already has reused.
+#pragma once
+
+#include <functional>
+#include <vector>
+
+#include "ccforge/search/search.hpp"
+#include "tune/checkpoint.hpp"
+
+namespace ccforge::search {
+
+// Called (serialised) after each built grid point: points built so far, points known so far (a point
+// rejected before it was built with Simple adds its LL and LL128 builds once every Simple one is done).
+using BuildProgress = std::function<void(std::size_t done, std::size_t total)>;
+
+struct BuildCounts {
+  std::size_t proven = 0;   // built and proven now (verdict recorded in the journal)
+  std::size_t resumed = 0;  // verdict from the journal: rejected ones not rebuilt, accepted ones rebuilt unproven
+};
+
+// The same sets as enumerate_candidates once per collective. A grid point whose verdict `journal`
+// holds is not proven again: a rejection is taken as recorded, an accepted point is only regenerated
+// (and proven after all should the generator now name it differently).
+std::vector<CandidateSet> enumerate_candidates(const topo::Topology& topo, const std::vector<ir::Collective>& colls,
+                                               const DeployTarget& target, const BuildProgress& progress,
+                                               CheckpointJournal* journal, BuildCounts& counts);
+
+}  // namespace ccforge::search
