@@ -6,10 +6,12 @@
 
 #include <CLI/CLI.hpp>
 #include <fmt/core.h>
+#include <fmt/ranges.h>
 
 #include "ccforge/common/output_path.hpp"
 #include "ccforge/validate/validate.hpp"
 #include "commands.hpp"
+#include "run_conditions.hpp"
 #include "topo_input.hpp"
 
 namespace ccforge::cli {
@@ -17,6 +19,7 @@ namespace {
 
 struct CalibrateFlags {
   TopoInput topo;
+  RunConditionFlags conditions;
   std::vector<std::string> measured;
   std::string out;
   std::string holdout = "alternate";
@@ -52,7 +55,31 @@ void print_summary(const validate::CalibrationResult& r) {
   }
 }
 
-void run(const CalibrateFlags& f) {
+bool is_measured_csv(const std::string& file) { return file.ends_with(".csv"); }
+
+// The run's conditions: the flags, else what the logs' headers print (all logs must agree).
+RunConditionFlags conditions_from_logs(const CalibrateFlags& f, bool launch_given, const topo::Topology& topology) {
+  RunConditionFlags c = f.conditions;
+  std::optional<validate::LogConditions> first;
+  for (const std::string& file : f.measured) {
+    if (is_measured_csv(file)) continue;
+    const validate::LogConditions log = validate::read_nccl_tests_conditions(file);
+    validate::check_log_matches_topology(log, topology);
+    if (first && (log.gpus_per_thread != first->gpus_per_thread || log.nccl_version != first->nccl_version))
+      fail_at(file, 0, fmt::format("ran with nGpus {} and NCCL {}, but {} with nGpus {} and NCCL {}", log.gpus_per_thread,
+                                   log.nccl_version.value_or("?"), first->file, first->gpus_per_thread, first->nccl_version.value_or("?")),
+              "calibrate logs of one launch mode and NCCL version together");
+    if (!first) first = log;
+  }
+  if (first && !launch_given) {
+    c.threads = first->threads;
+    c.gpus_per_thread = first->gpus_per_thread;
+  }
+  if (first && first->nccl_version && c.nccl_version.empty()) c.nccl_version = *first->nccl_version;
+  return c;
+}
+
+void run(const CalibrateFlags& f, bool launch_given) {
   const std::string topo_file = topology_file(f.topo, "--topo FILE");
   topo::LoadOptions load;
   load.machine = machine_description(f.topo);
@@ -69,15 +96,22 @@ void run(const CalibrateFlags& f) {
   }
   const auto algorithms = f.algos_dir.empty() ? std::vector<validate::Candidate>{} : validate::load_algorithms(f.algos_dir);
   validate::CalibrationOptions options;
-  options.params = validate::default_fit_params(topo::load_topology(topo_file, load), sim::SimParams{});
+  const topo::Topology topology = topo::load_topology(topo_file, load);
+  const RunConditionFlags conditions = conditions_from_logs(f, launch_given, topology);
+  apply_run_conditions(conditions, options.base);
+  fmt::print("# run conditions: -t {} -g {}, NCCL {}{}\n", conditions.threads, conditions.gpus_per_thread,
+             conditions.nccl_version.empty() ? "2.18 (default)" : conditions.nccl_version, conditions.env.empty() ? "" : ", --env given");
+  options.params = validate::default_fit_params(topology, options.base);
   options.holdout = f.holdout == "none" ? validate::Holdout::None : validate::Holdout::Alternate;
   options.max_iterations = f.max_iterations;
   options.source = "calibrate: fitted to " + joined(f.measured);
   const auto result = validate::calibrate(topo_file, load, measured, algorithms, options);
-  fmt::print("# ccforge calibrate: {} measured runs, {} parameters, {} iterations\n", measured.size(), options.params.size(), result.iterations);
+  fmt::print("# ccforge calibrate: {} measured runs, {} parameters, {} iterations\n", measured.size(), result.fitted.size(), result.iterations);
   if (f.holdout != "none") print_table(result, true);
   print_table(result, false);
   print_summary(result);
+  if (!result.not_identified.empty())
+    fmt::print("# not fitted (no measured point depends on them): {}\n", fmt::join(result.not_identified, ", "));
   validate::write_calibrated_profile(result, f.out);
   fmt::print("# wrote {}\n", f.out);
 }
@@ -96,7 +130,8 @@ void add_calibrate_command(CLI::App& app) {
   cmd->add_option("--coll", flags->coll, "collective of nccl-tests logs without a 'Collective test starting' line");
   cmd->add_option("--algos", flags->algos_dir, "directory of the MSCCL algorithms measured.csv names")->check(CLI::ExistingDirectory);
   cmd->add_option("--max-iterations", flags->max_iterations, "Levenberg-Marquardt iterations at most")->check(CLI::Range(1, 1000))->capture_default_str();
-  cmd->callback([flags] { run(*flags); });
+  add_run_condition_flags(*cmd, flags->conditions);
+  cmd->callback([flags, cmd] { run(*flags, cmd->count("-g") + cmd->count("-t") > 0); });
 }
 
 }  // namespace ccforge::cli

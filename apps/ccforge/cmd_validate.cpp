@@ -16,6 +16,7 @@
 #include "ccforge/executor/executor.hpp"
 #include "ccforge/validate/validate.hpp"
 #include "commands.hpp"
+#include "run_conditions.hpp"
 #include "topo_input.hpp"
 
 namespace ccforge::cli {
@@ -24,6 +25,7 @@ namespace {
 constexpr int kDefaultRanks = 8;
 
 struct ValidateFlags {
+  RunConditionFlags conditions;  // of the predictions in model_error.csv
   std::string device = "host";
   std::optional<int> nranks;  // default: the algorithms' rank count, else kDefaultRanks
   std::vector<std::string> collectives;
@@ -109,7 +111,9 @@ void run_collectives(const ValidateFlags& f) {
   validate::write_sweep_outputs(result, bounds, f.out_dir);
   fmt::print("# {} runs; wrote {}/measured.csv, selection.csv, selection.md\n", result.runs.size(), f.out_dir);
   if (topology) {
-    const auto csv = validate::model_error_csv(result, candidates, *topology, sim::SimParams{});
+    sim::SimParams params;
+    apply_run_conditions(f.conditions, params);
+    const auto csv = validate::model_error_csv(result, candidates, *topology, params);
     write_file_atomically(std::filesystem::path(f.out_dir) / "model_error.csv", csv);
     fmt::print("# wrote {}/model_error.csv\n", f.out_dir);
   }
@@ -164,6 +168,7 @@ void add_validate_command(CLI::App& app) {
   cmd->add_option("--watchdog-ms", flags->watchdog_ms, "a run with no progress for this long is a deadlock")->check(CLI::Range(10, 3600000))->capture_default_str();
   cmd->add_option("--suite", flags->suite, "osu latency|bw|bibw: point-to-point suite between ranks 0 and 1")->expected(2);
   cmd->add_option("--topo", flags->topo.file, "topology to simulate every run on: writes model_error.csv");
+  add_run_condition_flags(*cmd, flags->conditions);
   add_machine_flags(*cmd, flags->topo);
   cmd->callback([flags] {
     check_output_path(flags->out_dir, OutputKind::Directory, "--out");

@@ -81,6 +81,22 @@ std::vector<bool> held_out_mask(const std::vector<Measurement>& points, Holdout 
   return held;
 }
 
+// Splits `params` into those some fitted point's simulated time depends on and the rest: a parameter
+// moved by a quarter of its range that changes no point cannot be identified by these measurements.
+std::pair<std::vector<FitParam>, std::vector<std::string>> identifiable(const FitModel& probe, const std::vector<FitParam>& params) {
+  const Eigen::VectorXd u0 = probe.initial(), s0 = probe.simulated(u0);
+  std::vector<FitParam> kept;
+  std::vector<std::string> dropped;
+  for (Eigen::Index k = 0; k < u0.size(); ++k) {
+    Eigen::VectorXd u = u0;
+    u[k] += u0[k] < 0.5 ? 0.25 : -0.25;
+    const bool moves = (probe.simulated(u) - s0).cwiseAbs().maxCoeff() > 1e-9 * s0.cwiseAbs().maxCoeff();
+    const FitParam& p = params[static_cast<std::size_t>(k)];
+    if (moves) kept.push_back(p); else dropped.push_back(p.name);
+  }
+  return {kept, dropped};
+}
+
 }  // namespace
 
 std::optional<double> mean_abs_error_pct(const std::vector<CalibrationPoint>& points, bool held_out, bool after) {
@@ -104,13 +120,16 @@ CalibrationResult calibrate(const std::filesystem::path& topology_file, const to
   for (std::size_t i = 0; i < all.size(); ++i)
     if (!held[i]) fit_points.push_back(all[i]);
 
-  const FitModel everything(topology_file, load, options.params, all, algorithms);
-  const FitModel fit(topology_file, load, options.params, fit_points, algorithms);
+  CalibrationResult result;
+  const FitModel probe(topology_file, load, options.params, fit_points, algorithms, options.base);
+  const auto [params, not_identified] = identifiable(probe, options.params);
+  result.not_identified = not_identified;
+  const FitModel everything(topology_file, load, params, all, algorithms, options.base);
+  const FitModel fit(topology_file, load, params, fit_points, algorithms, options.base);
   const Eigen::VectorXd u0 = fit.initial();
   Eigen::VectorXd u = u0, r = fit.residuals(u);
   double damping = kInitialDamping;
-  CalibrationResult result;
-  while (result.iterations < options.max_iterations && lm_step(fit, u, r, damping)) ++result.iterations;
+  while (!params.empty() && result.iterations < options.max_iterations && lm_step(fit, u, r, damping)) ++result.iterations;
 
   const Eigen::VectorXd before = everything.simulated(u0), after = everything.simulated(u);
   for (std::size_t i = 0; i < all.size(); ++i) {

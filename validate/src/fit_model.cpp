@@ -6,12 +6,13 @@
 namespace ccforge::validate {
 
 FitModel::FitModel(std::filesystem::path topology_file, topo::LoadOptions load, std::vector<FitParam> params,
-                   std::vector<Measurement> points, const std::vector<Candidate>& algorithms)
+                   std::vector<Measurement> points, const std::vector<Candidate>& algorithms, sim::SimParams base)
     : topology_file_(std::move(topology_file)),
       load_(std::move(load)),
       params_(std::move(params)),
       points_(std::move(points)),
       algorithms_(algorithms),
+      base_(std::move(base)),
       link_defaults_(topo::load_topology(topology_file_, load_).link_params()) {}
 
 double FitModel::value(Eigen::Index k, double normalised) const {

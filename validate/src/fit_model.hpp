@@ -15,7 +15,7 @@ namespace ccforge::validate {
 class FitModel {
  public:
   FitModel(std::filesystem::path topology_file, topo::LoadOptions load, std::vector<FitParam> params, std::vector<Measurement> points,
-           const std::vector<Candidate>& algorithms);
+           const std::vector<Candidate>& algorithms, sim::SimParams base);
 
   Eigen::VectorXd initial() const;                            // the model's current values, normalised
   Eigen::VectorXd simulated(const Eigen::VectorXd& u) const;  // us per point

@@ -82,6 +82,8 @@ std::vector<Measurement> read_nccl_tests_log(const std::filesystem::path& log, s
     ++line_no;
     if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
     if (line.find("NCCL INFO") != std::string::npos || line.find("NCCL WARN") != std::string::npos) continue;  // NCCL_DEBUG output
+    // Banners printed without '#': NCCL's with NCCL_DEBUG=VERSION, rccl-tests' own.
+    if (line.starts_with("NCCL version") || line.starts_with("rccl-tests:")) continue;
     if (line.front() == '#') {
       const auto at = line.find(kStartMarker);
       if (at != std::string::npos && !collective) {

@@ -127,6 +127,22 @@ std::string osu_csv(const std::vector<OsuRow>& rows);
 // Malformed lines are DiagErrors naming FILE:LINE.
 std::vector<Measurement> read_nccl_tests_log(const std::filesystem::path& log, std::optional<ir::Collective> collective = {});
 
+// How an nccl-tests/rccl-tests run was made, as its header prints it: "# nThread T nGpus G ...",
+// the NCCL version ("NCCL version 2.26.2+cuda12.8" or "nccl-library=22602") and "# Using devices".
+struct LogConditions {
+  std::string file;
+  int threads = 1;
+  int gpus_per_thread = 1;
+  std::optional<std::string> nccl_version;  // "2.26.2"; nullopt when not printed
+  std::vector<std::string> devices;         // per rank, e.g. "NVIDIA H100 80GB HBM3"
+  int devices_line = 0;                     // line of the first device, for messages
+};
+LogConditions read_nccl_tests_conditions(const std::filesystem::path& log);
+
+// The log's devices are the topology's GPUs: as many, and of its GPU model (the model's first word,
+// "H100", "A100", "MI300X", in each device name). Throws DiagError at the log's device line otherwise.
+void check_log_matches_topology(const LogConditions& log, const topo::Topology& topology);
+
 // ccforge's own measured.csv (write_sweep_outputs). Failed or wrong runs are skipped.
 std::vector<Measurement> read_measured_csv(const std::filesystem::path& csv);
 
@@ -158,6 +174,7 @@ enum class Holdout { Alternate, None };
 
 struct CalibrationOptions {
   std::vector<FitParam> params;
+  sim::SimParams base;  // the run's conditions (launch mode, NCCL settings and version) and fixed values
   Holdout holdout = Holdout::Alternate;
   int max_iterations = 30;
   std::string source;  // recorded as every fitted parameter's source
@@ -176,6 +193,9 @@ struct CalibrationPoint {
 
 struct CalibrationResult {
   std::vector<Param> fitted;  // name, value, unit, source
+  // Asked-for parameters that no fitted point's simulated time depends on (e.g. NVLS terms of a
+  // ring-forced log): not fitted, not written.
+  std::vector<std::string> not_identified;
   std::vector<Param> initial;
   std::vector<CalibrationPoint> points;
   int iterations = 0;
