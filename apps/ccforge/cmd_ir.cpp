@@ -10,12 +10,12 @@
 #include "ccforge/ir/ir.hpp"
 #include "ccforge/ir/runtime.hpp"
 #include "ccforge/topology/topology.hpp"
+#include "check_issues.hpp"
 #include "commands.hpp"
 
 namespace ccforge::cli {
 namespace {
 
-constexpr int kExitCheckFailed = 1;
 
 struct IrFlags {
   std::string file;
@@ -65,16 +65,6 @@ ir::CheckReport check_for(const ir::Algorithm& algo, const RuntimeRules& rules) 
   return report;
 }
 
-std::string where(const std::string& file, const ir::CheckIssue& issue) {
-  std::string loc = file;
-  if (issue.line > 0) loc += ":" + std::to_string(issue.line);
-  std::string step;
-  if (issue.rank >= 0) step += fmt::format(" rank {}", issue.rank);
-  if (issue.tb >= 0) step += fmt::format(" tb {}", issue.tb);
-  if (issue.step >= 0) step += fmt::format(" step {}", issue.step);
-  return fmt::format("{}: [{}]{}{}", loc, issue.rule, step, step.empty() ? "" : ":");
-}
-
 void print_json(const std::string& file, const ir::CheckReport& report) {
   nlohmann::ordered_json j;
   j["file"] = file;
@@ -93,7 +83,7 @@ void run_check(const IrFlags& f) {
   if (f.json) {
     print_json(f.file, report);
   } else {
-    for (const ir::CheckIssue& i : report.issues) fmt::print("{} {}\n", where(f.file, i), i.message);
+    for (const ir::CheckIssue& i : report.issues) fmt::print("{} {}\n", issue_location(f.file, i), i.message);
     for (const std::string& note : report.notes) fmt::print("{}: note: {}\n", f.file, note);
     const ir::AlgorithmStats stats = ir::compute_stats(algo);
     std::string runtime;

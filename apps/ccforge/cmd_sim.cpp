@@ -15,6 +15,7 @@
 #include "ccforge/ir/ir.hpp"
 #include "ccforge/sim/sim.hpp"
 #include "ccforge/topology/topology.hpp"
+#include "check_issues.hpp"
 #include "commands.hpp"
 #include "run_conditions.hpp"
 #include "sim_explain.hpp"
@@ -130,6 +131,13 @@ void run(const SimFlags& f) {
           f.algo, 1,
           fmt::format("algorithm is a {} but --coll is {}", ir::to_string(algo->collective), ir::to_string(*coll)),
           "pass the matching --coll");
+    }
+    // A schedule the checker proves wrong has no meaningful time: refuse it as `ir check` would.
+    if (const ir::CheckReport report = ir::check(*algo); !report.ok()) {
+      const ir::CheckIssue& first = report.issues.front();
+      fmt::print(stderr, "{} {} (sim refuses an algorithm `ccforge ir check` proves wrong: {} problem(s); fix the file)\n",
+                 issue_location(f.algo, first), first.message, report.issues.size());
+      throw CLI::RuntimeError(kExitCheckFailed);
     }
   }
   auto simulate = [&](ByteCount bytes, sim::Trace* trace) {
