@@ -1,5 +1,6 @@
 #include <cstdio>
 #include <exception>
+#include <string>
 
 #include <CLI/CLI.hpp>
 #include <fmt/core.h>
@@ -17,6 +18,7 @@ constexpr int kExitBadInput = 2;
 int main(int argc, char** argv) {
   CLI::App app{"ccforge: find, prove and ship the fastest collective-communication algorithms for a GPU cluster"};
   app.require_subcommand(1);
+  app.set_version_flag("--version", std::string("ccforge ") + CCFORGE_VERSION);
   ccforge::cli::add_topo_command(app);
   ccforge::cli::add_tune_command(app);
   ccforge::cli::add_sim_command(app);
@@ -29,6 +31,8 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
   } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::RuntimeError& e) {
     return e.get_exit_code();
