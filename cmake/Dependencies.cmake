@@ -6,6 +6,10 @@ find_package(pugixml REQUIRED)
 find_package(CLI11 REQUIRED)
 find_package(nlohmann_json 3.11 REQUIRED)
 find_package(fmt REQUIRED)
+# PLplot draws the charts (plot/); Debian ships no CMake package for its C++ binding that loads without
+# every optional driver, so it is found through pkg-config.
+find_package(PkgConfig REQUIRED)
+pkg_check_modules(PLplot REQUIRED IMPORTED_TARGET plplot-c++ plplot)
 if(CCFORGE_BUILD_TESTS)
   find_package(GTest REQUIRED)
 endif()

@@ -8,6 +8,7 @@ packages=(
   libboost-graph-dev libeigen3-dev libtbb-dev libpugixml-dev
   libcli11-dev nlohmann-json3-dev libfmt-dev
   libgtest-dev libgmock-dev libbenchmark-dev
+  libplplot-dev plplot-driver-cairo
   clang libclang-rt-14-dev
 )
 

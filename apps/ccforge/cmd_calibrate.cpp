@@ -9,6 +9,7 @@
 #include <fmt/ranges.h>
 
 #include "ccforge/common/output_path.hpp"
+#include "ccforge/validate/charts.hpp"
 #include "ccforge/validate/validate.hpp"
 #include "commands.hpp"
 #include "run_conditions.hpp"
@@ -22,6 +23,7 @@ struct CalibrateFlags {
   RunConditionFlags conditions;
   std::vector<std::string> measured;
   std::string out;
+  std::string plot;
   std::string holdout = "alternate";
   std::string coll;
   std::string algos_dir;
@@ -84,6 +86,7 @@ void run(const CalibrateFlags& f, bool launch_given) {
   topo::LoadOptions load;
   load.machine = machine_description(f.topo);
   check_output_path(f.out, OutputKind::File, "--out");
+  if (!f.plot.empty()) check_output_path(f.plot, OutputKind::File, "--plot"), plot::check_chart_file(f.plot);
   std::optional<ir::Collective> coll;
   if (!f.coll.empty()) {
     coll = ir::collective_from_string(f.coll);
@@ -114,6 +117,10 @@ void run(const CalibrateFlags& f, bool launch_given) {
     fmt::print("# not fitted (no measured point depends on them): {}\n", fmt::join(result.not_identified, ", "));
   validate::write_calibrated_profile(result, f.out);
   fmt::print("# wrote {}\n", f.out);
+  if (!f.plot.empty()) {
+    plot::write_chart(validate::calibration_chart(result, fmt::format("calibrate on {}: error per size", topo_file)), f.plot);
+    fmt::print("# wrote {}\n", f.plot);
+  }
 }
 
 }  // namespace
@@ -125,6 +132,7 @@ void add_calibrate_command(CLI::App& app) {
   add_machine_flags(*cmd, flags->topo);
   cmd->add_option("--measured", flags->measured, "ccforge measured.csv or nccl-tests output logs")->required()->check(CLI::ExistingFile);
   cmd->add_option("--out", flags->out, "profile to write (read by sim --profile)")->required();
+  cmd->add_option("--plot", flags->plot, "draw the error per size before and after the fit here (.svg or .png)");
   cmd->add_option("--holdout", flags->holdout, "alternate: fit on every other size, report error on the rest; none: fit on all")
       ->check(CLI::IsMember({"alternate", "none"}))->capture_default_str();
   cmd->add_option("--coll", flags->coll, "collective of nccl-tests logs without a 'Collective test starting' line");

@@ -13,6 +13,7 @@
 #include "ccforge/common/data_type.hpp"
 #include "ccforge/common/units.hpp"
 #include "ccforge/ir/ir.hpp"
+#include "ccforge/plot/selection_chart.hpp"
 #include "ccforge/sim/sim.hpp"
 #include "ccforge/topology/topology.hpp"
 #include "check_issues.hpp"
@@ -36,6 +37,7 @@ struct SimFlags {
   std::string profile;
   std::string format = "table";
   std::string trace;
+  std::string plot;
   bool dump_params = false;
   bool explain = false;
   double min_gain = 0.03;
@@ -88,6 +90,21 @@ void print_rows(const SimFlags& f, const std::vector<Row>& rows, ir::Collective 
   }
 }
 
+// --plot: bus bandwidth against size of the simulated rows.
+void write_plot(const SimFlags& f, const std::vector<Row>& rows, ir::Collective coll, int ngpus, const std::string& topo_file) {
+  plot::Series series{f.algo, {}, {}, plot::LineStyle::Solid, true};
+  for (const Row& r : rows) {
+    series.x.push_back(static_cast<double>(r.bytes));
+    series.y.push_back(plot::bus_bandwidth_gbs(coll, ngpus, static_cast<double>(r.bytes), r.result.time.us()));
+  }
+  plot::Chart chart;
+  chart.title = fmt::format("{} on {} ({} GPUs)", ir::to_string(coll), topo_file, ngpus);
+  chart.y_label = "bus bandwidth (GB/s)";
+  chart.series.push_back(std::move(series));
+  plot::write_chart(chart, f.plot);
+  fmt::print(stderr, "sim: wrote {}\n", f.plot);
+}
+
 void print_params(const sim::SimParams& params) {
   for (const Param& p : params.table.all())
     fmt::print("{:<34} {:>10.4g} {:<9} {}\n", p.name, p.value, p.unit, p.source);
@@ -104,6 +121,7 @@ void run(const SimFlags& f) {
   const std::string topo_file = topology_file(f.topo, "--topo FILE");
   if (f.coll.empty()) fail_at("ccforge sim", 0, "--coll is required", "see --help");
   if (!f.trace.empty()) check_output_path(f.trace, OutputKind::File, "--trace");
+  if (!f.plot.empty()) check_output_path(f.plot, OutputKind::File, "--plot"), plot::check_chart_file(f.plot);
   const auto coll = ir::collective_from_string(f.coll);
   if (!coll) {
     fail_at("--coll", 0, "unknown collective '" + f.coll + "'",
@@ -163,10 +181,12 @@ void run(const SimFlags& f) {
     rows.push_back(Row{bytes, bytes / static_cast<ByteCount>(size_of(dtype)), simulate(bytes, nullptr)});
   }
   print_rows(f, rows, *coll, topo.num_gpus());
+  if (!f.plot.empty() && !rows.empty()) write_plot(f, rows, *coll, topo.num_gpus(), topo_file);
   if (!f.trace.empty() && !rows.empty()) {
     sim::Trace trace;
     simulate(rows.front().bytes, &trace);
     write_file_atomically(f.trace, sim::to_chrome_trace_json(trace));
+    fmt::print(stderr, "sim: wrote the trace of {} bytes to {}\n", rows.front().bytes, f.trace);
   }
 }
 
@@ -193,6 +213,7 @@ void add_sim_command(CLI::App& app) {
   add_run_condition_flags(*cmd, flags->conditions);
   cmd->add_option("--format", flags->format, "table, csv or json")->capture_default_str();
   cmd->add_option("--trace", flags->trace, "write a Chrome/Perfetto trace (JSON) of the smallest size here");
+  cmd->add_option("--plot", flags->plot, "draw bus bandwidth against size here (.svg or .png)");
   cmd->add_flag("--explain", flags->explain,
                 "with --algo nccl: per size every algorithm x protocol x channels NCCL can run, its pick, the fastest");
   cmd->add_option("--min-gain", flags->min_gain, "--explain flags NCCL's pick when the fastest is this much faster")

@@ -125,7 +125,7 @@ void run_tune(const TuneFlags& f) {
     return search::tune(topology, options, params);
   }();
   print_summary(result, search::selection_rows(result));
-  fmt::print("\nwrote {}/selection.csv, selection.md, bands.csv, {}report.json, DEPLOY.md, env.sh, algorithms/{}{} for {} "
+  fmt::print("\nwrote {}/selection.csv, selection.md, bands.csv, {}report.json, DEPLOY.md, env.sh, plots/, algorithms/{}{} for {} "
              "on {} SMs/CUs\n",
              f.out, result.nccl_space_searched ? "nccl-tuner.conf, " : "", f.export_rooted ? ", algorithms-rooted/" : "", f.all_candidates ? ", candidates/" : "",
              ir::runtime_target(result.target.runtime).title, result.target.multiprocessors);

@@ -14,6 +14,7 @@
 #include "ccforge/common/data_type.hpp"
 #include "ccforge/common/units.hpp"
 #include "ccforge/executor/executor.hpp"
+#include "ccforge/validate/charts.hpp"
 #include "ccforge/validate/validate.hpp"
 #include "commands.hpp"
 #include "run_conditions.hpp"
@@ -115,7 +116,11 @@ void run_collectives(const ValidateFlags& f) {
     apply_run_conditions(f.conditions, params);
     const auto csv = validate::model_error_csv(result, candidates, *topology, params);
     write_file_atomically(std::filesystem::path(f.out_dir) / "model_error.csv", csv);
-    fmt::print("# wrote {}/model_error.csv\n", f.out_dir);
+    const std::filesystem::path plots = std::filesystem::path(f.out_dir) / "plots";
+    std::filesystem::create_directories(plots);
+    for (const auto& [collective, chart] : validate::model_error_charts(result, candidates, *topology, params))
+      plot::write_chart(chart, plots / (collective + ".svg"));
+    fmt::print("# wrote {}/model_error.csv, plots/ (measured and simulated time per size)\n", f.out_dir);
   }
   for (const std::string& file : result.broken) fmt::print("# BROKEN (never selected): {}\n", file);
   if (!result.broken.empty()) throw CLI::RuntimeError(1);

@@ -115,6 +115,9 @@ TEST(Deploy, DeployNotesAndEnvironmentNameTheRuntime) {
                               " && echo \"$MSCCL_ALGO_DIR|$RCCL_MSCCL_ENABLE|$RCCL_MSCCL_FORCE_ENABLE\"'");
   EXPECT_EQ(env, (fs::canonical(dir) / "algorithms").string() + "|1|1\n");
   EXPECT_THAT(read_file(dir / "env.sh"), ::testing::Not(HasSubstr("NCCL_MSCCL_ENABLE")));
+  // The bus-bandwidth chart of the tuned collective, and none of another.
+  EXPECT_THAT(read_file(dir / "plots" / "allreduce.svg"), HasSubstr("<svg"));
+  EXPECT_FALSE(fs::exists(dir / "plots" / "allgather.svg"));
 }
 
 TEST(Deploy, OutOfPlaceVariantsAreProvenAndCarryTheirBand) {

@@ -16,9 +16,9 @@ namespace {
 namespace fs = std::filesystem;
 
 // Everything a tune (and the tuner-table export) writes into its directory.
-constexpr std::array<std::string_view, 11> kOwnEntries{
-    "selection.csv", "selection.md", "bands.csv",       "report.json", "algorithms",     "algorithms-rooted",
-    "candidates",    "DEPLOY.md",    "env.sh",          "checkpoint.jsonl", "nccl-tuner.conf"};
+constexpr std::array<std::string_view, 12> kOwnEntries{
+    "selection.csv", "selection.md", "bands.csv", "report.json",      "algorithms",      "algorithms-rooted",
+    "candidates",    "DEPLOY.md",    "env.sh",    "checkpoint.jsonl", "nccl-tuner.conf", "plots"};
 
 bool own_entry(const std::string& name) {
   return std::find(kOwnEntries.begin(), kOwnEntries.end(), name) != kOwnEntries.end() ||

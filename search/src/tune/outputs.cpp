@@ -8,6 +8,7 @@
 #include "ccforge/common/atomic_dir.hpp"
 #include "ccforge/common/atomic_file.hpp"
 #include "ccforge/common/csv.hpp"
+#include "ccforge/plot/selection_chart.hpp"
 #include "tune/deploy_notes.hpp"
 #include "tune/output_dir.hpp"
 #include "tune/runtime_fit.hpp"
@@ -159,6 +160,18 @@ std::string report_json(const TuneResult& result, const TuneOptions& options, co
   return report.dump(1) + "\n";
 }
 
+// plots/COLLECTIVE.svg: bus bandwidth against size for each collective in the table (carried-over ones
+// too). SVG only: a PNG costs ~0.1 s a chart in cairo, which NDv5's 2 s tune target cannot afford.
+void write_plots(const std::vector<sim::SelectionRow>& rows, const TuneResult& result, const std::filesystem::path& dir) {
+  std::vector<ir::Collective> collectives;
+  for (const sim::SelectionRow& r : rows)
+    if (std::find(collectives.begin(), collectives.end(), r.collective) == collectives.end()) collectives.push_back(r.collective);
+  if (collectives.empty()) return;
+  std::filesystem::create_directories(dir / "plots");
+  for (ir::Collective c : collectives)
+    plot::write_chart(plot::selection_chart(rows, c, result.ranks, result.topology), dir / "plots" / (std::string(ir::to_string(c)) + ".svg"));
+}
+
 }  // namespace
 
 std::vector<sim::SelectionRow> selection_rows(const TuneResult& result) {
@@ -208,6 +221,7 @@ void write_outputs(TuneResult& result, const TuneOptions& options) {
       write_file_atomically(staging / "nccl-tuner.conf", conf);
     }
     write_file_atomically(staging / "bands.csv", bands);
+    write_plots(rows, result, staging);
     write_file_atomically(staging / "report.json", report_json(result, options, carried));
     write_file_atomically(staging / "DEPLOY.md", deploy_md(result, options, carried.collectives));
     write_file_atomically(staging / "env.sh", env_sh(result));
