@@ -38,6 +38,7 @@ enum class NvlsModel {
 struct ChannelSearch {
   int max_channels;               // MAXCHANNELS (src/include/device.h)
   double sm90_intra_speeds[12];   // sm90SpeedArrayIntra, GB/s per channel, descending, 0 ends it
+  double sm90_inter_speeds[18];   // sm90SpeedArrayInter (several nodes), likewise
   bool amd_inter_cpu_limited;     // topo.h AMD_BW caps the link between AMD sockets (else LOC_BW)
 };
 
