@@ -213,15 +213,24 @@ NodeView net_view(const topo::Topology& topo, double port_gbs) {
           }};
 }
 
-// Computes NCCL's count; default_nchannels memoizes it.
-int search_nchannels(const topo::Topology& topo, const TuningConstants& tables) {
+}  // namespace
+
+bool nccl_search_derived(const topo::Topology& topo) {
+  const topo::GpuInfo& g = topo.gpu(0);
+  const bool derived_arch =
+      g.arch == topo::GpuArch::Volta || g.arch == topo::GpuArch::Ampere || g.arch == topo::GpuArch::Hopper;
+  const bool derived_fabric = topo.num_nodes() == 1 || (topo.has_nvswitch() && g.nic_bandwidth.gbps() > 0.0);
+  return topo.gpus_per_node() >= 2 && derived_arch && derived_fabric;
+}
+
+namespace {
+
+// Computes NCCL's graphs and channel count; searched_graphs memoizes them.
+SearchedGraphs search_graphs(const topo::Topology& topo, const TuningConstants& tables) {
   const topo::GpuInfo& g = topo.gpu(0);
   const int p = topo.gpus_per_node();
   const bool multi_node = topo.num_nodes() > 1;
-  const bool derived_arch =
-      g.arch == topo::GpuArch::Volta || g.arch == topo::GpuArch::Ampere || g.arch == topo::GpuArch::Hopper;
-  const bool derived_fabric = !multi_node || (topo.has_nvswitch() && g.nic_bandwidth.gbps() > 0.0);
-  if (p < 2 || !derived_arch || !derived_fabric) {
+  if (!nccl_search_derived(topo)) {
     fail_at(topo.source_file(), 0,
             fmt::format("NCCL's default channel count is derived only for NVIDIA GPUs up to Hopper, 2+ per node, "
                         "NVSwitch nodes with NICs when several ({} nodes, {} GPUs per node, {})",
@@ -249,12 +258,12 @@ int search_nchannels(const topo::Topology& topo, const TuningConstants& tables) 
   duplicate(tree, g.sm, ring.nchannels);
   int n = std::min(cs.max_channels, 2 * std::min(ring.nchannels, tree.nchannels));
   if (multi_node && g.sm >= 90 && ring.speed > kMultiNodeDupMinSpeed && n < kMultiNodeDupBelow) n = 2 * n;
-  return std::min(cs.max_channels, n);
+  return {std::min(cs.max_channels, n), ring.nchannels, ring.speed};
 }
 
 }  // namespace
 
-int default_nchannels(const topo::Topology& topo, const TuningConstants& tables) {
+SearchedGraphs searched_graphs(const topo::Topology& topo, const TuningConstants& tables) {
   // Keyed by what the search reads, so that every view of one topology reuses one search (a mesh's ring
   // search is the costly part) and a topology rebuilt with other links does not.
   using Key = std::tuple<std::string, int, int, std::size_t, double, double, const TuningConstants*>;
@@ -264,15 +273,19 @@ int default_nchannels(const topo::Topology& topo, const TuningConstants& tables)
   const Key key{topo.source_file(), topo.num_gpus(), topo.num_nodes(), topo.links().size(), link_sum,
                 g.nic_bandwidth.gbps() + g.pcie_bandwidth.gbps(), &tables};
   static std::mutex mutex;
-  static std::map<Key, int> memo;
+  static std::map<Key, SearchedGraphs> memo;
   {
     const std::lock_guard<std::mutex> lock(mutex);
     if (const auto it = memo.find(key); it != memo.end()) return it->second;
   }
-  const int n = search_nchannels(topo, tables);
+  const SearchedGraphs found = search_graphs(topo, tables);
   const std::lock_guard<std::mutex> lock(mutex);
-  memo.emplace(key, n);
-  return n;
+  memo.emplace(key, found);
+  return found;
+}
+
+int default_nchannels(const topo::Topology& topo, const TuningConstants& tables) {
+  return searched_graphs(topo, tables).nchannels;
 }
 
 }  // namespace ccforge::sim::nccl

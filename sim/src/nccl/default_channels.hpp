@@ -13,4 +13,16 @@ namespace ccforge::sim::nccl {
 // Blackwell, PCIe paths through one CPU (PHB), several nodes without NVSwitch.
 int default_nchannels(const topo::Topology& topo, const TuningConstants& tables);
 
+// Whether the above is derived for `topo` (it throws where not).
+bool nccl_search_derived(const topo::Topology& topo);
+
+// What the search found: the channel count above, and the ring graph as ncclTopoTuneModel reads it
+// (graphs[RING]->nChannels after the search's own doubling, and its per-channel speed bwIntra = bwInter).
+struct SearchedGraphs {
+  int nchannels = 0;
+  int ring_channels = 0;
+  double ring_speed = 0.0;
+};
+SearchedGraphs searched_graphs(const topo::Topology& topo, const TuningConstants& tables);
+
 }  // namespace ccforge::sim::nccl

@@ -94,9 +94,10 @@ bool gather_like(ir::Collective c) { return c == ir::Collective::AllGather || c 
 // Bus bandwidth NCCL assigns to (algo, proto), GB/s; 0 when NCCL would not run it.
 double bus_bw(const NcclView& v, ir::Collective coll, int algo, int proto) {
   // One GPU per node: its only peer path is the NIC (the graph's bwIntra is the net speed).
-  const double bw = v.nnodes == 1 ? v.intra_bw_gbs
-                    : v.ppn == 1  ? v.inter_bw_gbs
-                                  : std::min(v.intra_bw_gbs, v.inter_bw_gbs);
+  const double bw = v.nnodes == 1              ? v.intra_bw_gbs
+                    : v.ppn == 1               ? v.inter_bw_gbs
+                    : v.net_graph_bw_gbs > 0.0 ? v.net_graph_bw_gbs
+                                               : std::min(v.intra_bw_gbs, v.inter_bw_gbs);
   const bool allreduce = coll == ir::Collective::AllReduce;
   if (algo == kRing) return ring_capable(coll) ? ring_bus_bw(v, coll, proto, bw) : 0.0;
   if (algo == kTree) return allreduce ? tree_bus_bw(v, proto, bw) : 0.0;
@@ -173,7 +174,7 @@ int graph_channels(const topo::Topology& topo, const SimParams& sim_params, cons
                                                                 : s.max_channels ? s.max_channels : s.max_ctas;
   const int least = std::max(s.min_channels.value_or(0), s.min_ctas.value_or(0));
   if (most && least >= *most) return *most;
-  if (topo.gpu(0).arch == topo::GpuArch::Cdna3) return static_cast<int>(sim_params.table.get("sim.rccl.nchannels"));
+  if (!nccl_search_derived(topo)) return static_cast<int>(sim_params.table.get("sim.nccl.nchannels.underived"));
   return default_nchannels(topo, tables);
 }
 
@@ -211,6 +212,10 @@ NcclView make_view(const topo::Topology& topo, const SimParams& sim_params) {
     if (topo.gpu(r).nearest_nic) nics.insert(topo.gpu(r).nearest_nic->v);
   }
   v.nvls_heads = static_cast<int>(nics.size());
+  if (v.nnodes > 1 && nccl_search_derived(topo)) {
+    const SearchedGraphs graphs = searched_graphs(topo, *v.tables);
+    v.net_graph_bw_gbs = graphs.ring_channels * graphs.ring_speed;
+  }
   v.nchannels = nccl_channels(graph_channels(topo, sim_params, *v.tables), sim_params.nccl, v.tables->channel_search.max_channels);
   v.nvls_enabled = sim_params.nccl.nvls.value_or(true);
   v.pat_enabled = sim_params.nccl.pat.value_or(true);
