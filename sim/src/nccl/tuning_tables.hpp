@@ -64,6 +64,9 @@ struct TuningConstants {
   NvlsModel nvls_model;
   double pat_bw_factor;          // PAT busBw discount; 0 = no PAT (before 2.23)
   ChannelSearch channel_search;
+  // NVLSTree's largest chunk (src/enqueue.cc, NCCL_ALGO_NVLS_TREE), bytes; and from 4 nodes on.
+  double nvls_tree_chunk;
+  double nvls_tree_chunk_4_nodes;
 };
 
 // treeCorrectionFactor[proto][log2(bytes >> 6)], 64 B .. 256 MB (the same at every carried tag).

@@ -32,6 +32,9 @@ inline constexpr TuningConstants kNccl2_18_3 = {
      {60, 40, 30, 24, 20, 15, 12, 6, 3},
      {48, 45, 42, 40, 30, 24, 20, 17.5, 15, 12, 6, 3, 2.4, 1.2, 0.24, 0.12},
      false},
+    // v2.18.3-1 src/enqueue.cc: NVLSTree starts from the Simple step (512 KiB) at any node count.
+    512.0 * 1024,
+    512.0 * 1024,
 };
 
 // NCCL 2.21.5 (v2.21.5-1; v2.22.3-1's tuning.cc, topo.h and enqueue.cc thinning carry the same numbers
@@ -69,6 +72,10 @@ inline constexpr TuningConstants kNccl2_21_5 = [] {
                       {60, 50, 40, 30, 24, 20, 15, 12, 11, 6, 3},
                       {48, 45, 42, 40, 30, 24, 22, 20, 17.5, 15, 12, 6, 3, 2.4, 1.2, 0.24, 0.12},
                       true};
+  // src/enqueue.cc NVLSTree chunk: comm->nvlsChunkSize (NCCL_NVLS_CHUNKSIZE, 128 KiB), 64 KiB from 4 nodes
+  // (NCCL_NVLSTREE_MAX_CHUNKSIZE -2); the same from v2.21.5-1 to v2.28.9-1.
+  t.nvls_tree_chunk = 128.0 * 1024;
+  t.nvls_tree_chunk_4_nodes = 64.0 * 1024;
   return t;
 }();
 

@@ -33,6 +33,9 @@ inline constexpr TuningConstants kNccl2_28_9 = {
      {60, 50, 40, 30, 24, 20, 15, 12, 11, 6, 3},
      {48, 45, 42, 40, 30, 24, 22, 20, 17.5, 15, 12, 6, 3, 2.4, 1.2, 0.24, 0.12},
      true},
+    // src/enqueue.cc NVLSTree chunk: nvlsChunkSize 128 KiB, 64 KiB from 4 nodes.
+    128.0 * 1024,
+    64.0 * 1024,
 };
 
 }  // namespace ccforge::sim::nccl
