@@ -96,7 +96,13 @@ std::vector<Param> hardware_params() {
           {"sim.nccl.version", 2.18, "version",
        "NCCL (major.minor) whose tuning tables pick the baseline: 2.18, 2.21, 2.22, 2.23, 2.26, 2.27 or 2.28 "
        "(sim/src/nccl/tuning_tables*.hpp, read at NVIDIA/nccl tags); 2.18.3 produced the published ND H100 v5 numbers"},
-      {"sim.nccl.nchannels", 32, "channels", "NCCL_MIN_NCHANNELS=32 of the published ND H100 v5 runs (Azure/msccl docs/performance-nd-h100-v5.md)"},
+      {"sim.nccl.nchannels", 0, "channels",
+       "0: NCCL's own graph search (sim/src/nccl/default_channels.cpp, from NVIDIA/nccl src/graph/search.cc and "
+       "connect.cc); a positive value replaces the searched count (NCCL_MIN/MAX_NCHANNELS still apply)"},
+      {"sim.nccl.nchannels.underived", 32, "channels",
+       "where the search is not derived (RCCL on MI300X, which matches hand-made models in ROCm/rccl "
+       "src/graph/rome_models.cc; one GPU per node; Blackwell; several nodes without NVSwitch): the earlier "
+       "default, Azure's NCCL_MIN_NCHANNELS=32"},
       // The benchmark's launch: one kernel launch per GPU a thread drives, per iteration.
       {"sim.launch.host_per_gpu_us", 4.555, "us",
        "fitted: median 36.44 us / 8 GPUs of the 15 rows 8 B-128 KB of an nccl-tests -g 8 log (H100, NCCL 2.26.2, "

@@ -42,7 +42,7 @@ struct ComparedPoint {
 inline std::vector<ComparedPoint> compare_published_ndv5() {
   const std::string root = CCFORGE_SOURCE_DIR;
   const topo::Topology topo = topo::load_topology(root + "/data/topologies/ndv5.xml");
-  const sim::SimParams params;
+  const sim::SimParams params = sim::published_ndv5_params();
   std::vector<std::pair<PublishedFile, ir::Algorithm>> files;
   for (const PublishedFile& f : kPublishedFiles) files.emplace_back(f, ir::read_msccl_xml(root + "/tests/data/msccl/" + f.file));
   std::vector<ComparedPoint> points;

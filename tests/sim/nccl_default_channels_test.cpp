@@ -50,9 +50,20 @@ TEST(NcclDefaultChannels, PcieAcrossTwoAmdSockets) {
   EXPECT_EQ(channels("pcie-4gpu.xml", 2.28), 2);
 }
 
+TEST(NcclDefaultChannels, TwoH100NodesOverNdr) {
+  // 8 rings at 45 GB/s, one per NDR NIC (the GPU-to-NIC path is PCIe Gen5 x16 at NCCL's 48 GB/s); not
+  // doubled (sm90 below 50 GB/s), x2 by ncclTopoPostset; 45 is not above 45 for the multi-node x2.
+  for (double v : {2.18, 2.26, 2.28}) EXPECT_EQ(channels("ndv5-x2.xml", v), 16) << v;
+}
+
+TEST(NcclDefaultChannels, MemoizedPerTopology) {
+  const topo::Topology t = load("ndv5.xml");
+  EXPECT_EQ(default_nchannels(t, *tuning_tables_for(2.28)), default_nchannels(t, *tuning_tables_for(2.28)));
+  EXPECT_EQ(default_nchannels(load("pcie-4gpu.xml"), *tuning_tables_for(2.18)), 4);  // not another's entry
+}
+
 TEST(NcclDefaultChannels, NotDerivedIsAClearError) {
-  EXPECT_THROW(channels("mi300x.xml", 2.28), DiagError);   // RCCL
-  EXPECT_THROW(channels("ndv5-x2.xml", 2.28), DiagError);  // two nodes
+  EXPECT_THROW(channels("mi300x.xml", 2.28), DiagError);  // RCCL
 }
 
 }  // namespace

@@ -60,8 +60,9 @@ TEST(NcclExplain, PickTimeIsNcclsSimulatedTimeAndBestIsTheFastest) {
 }
 
 TEST(NcclExplain, NcclsPickLosesOnTwoNodesAt512KB) {
+  // NCCL's model rates tree LL128 at the ring graph's 8 x 45 GB/s; the simulated ring LL is faster.
   const NcclExplanation e = explain_nccl(load("ndv5-x2.xml"), ir::Collective::AllReduce, half(512 << 10), SimParams{});
-  EXPECT_EQ(e.pick().point.algo, NcclAlgo::NvlsTree);
+  EXPECT_EQ(e.pick().point.algo, NcclAlgo::Tree);
   EXPECT_TRUE(e.pick_loses(0.03)) << e.pick().time.us() << " vs " << e.fastest().time.us();
   EXPECT_NE(e.best, 0u);
   // ... but not by any margin: the flag follows min_gain.

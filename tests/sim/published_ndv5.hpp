@@ -37,6 +37,15 @@ inline std::vector<Measured> read_published_ndv5() {
   return rows;
 }
 
+// The conditions the published rows ran under (Azure/msccl docs/performance-nd-h100-v5.md): NCCL 2.18.3
+// with NCCL_MIN_NCHANNELS=32, one process per GPU.
+inline SimParams published_ndv5_params() {
+  SimParams params;
+  set_nccl_version(params, parse_nccl_version("2.18.3", "published ND H100 v5"));
+  apply_nccl_env("NCCL_MIN_NCHANNELS=32", params.nccl, "published ND H100 v5");
+  return params;
+}
+
 // Median and worst of absolute relative errors.
 struct Fit {
   double median = 0.0;

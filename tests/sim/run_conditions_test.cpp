@@ -81,6 +81,20 @@ TEST(NcclEnv, SettingsNarrowNcclsChoice) {
   EXPECT_THROW(nccl_choose(ndv5(), ir::Collective::AllGather, big, {}, with_env({"NCCL_ALGO=Tree"})), DiagError);
 }
 
+TEST(NcclEnv, DefaultChannelsAreNcclsOwnSearch) {
+  // Nothing set: NCCL's own 24 on H100 NVSwitch; Azure's NCCL_MIN_NCHANNELS=32 raises it; a positive
+  // sim.nccl.nchannels replaces the searched count, still under the run's bounds.
+  const ByteCount big = ByteCount{1} << 30;
+  const NcclRequest ring{NcclAlgo::Ring, ir::Protocol::Simple};
+  EXPECT_EQ(nccl_choose(ndv5(), ir::Collective::AllReduce, big, ring, SimParams{}).nchannels, 24);
+  EXPECT_EQ(nccl_choose(ndv5(), ir::Collective::AllReduce, big, ring, with_env({"NCCL_MIN_NCHANNELS=32"})).nchannels, 32);
+  SimParams given = with_env({"NCCL_MAX_NCHANNELS=10"});
+  given.table.set("sim.nccl.nchannels", 12, "test");
+  EXPECT_EQ(nccl_choose(ndv5(), ir::Collective::AllReduce, big, ring, given).nchannels, 10);
+  given.nccl.max_channels.reset();
+  EXPECT_EQ(nccl_choose(ndv5(), ir::Collective::AllReduce, big, ring, given).nchannels, 12);
+}
+
 TEST(LaunchMode, OneThreadDrivingEightGpusIsHostBoundAtSmallSizes) {
   SimParams mpi;
   SimParams one_thread;

@@ -1,10 +1,11 @@
-// Fidelity under a log's own conditions (issue 14): a real nccl-tests run, read with its header's launch
-// mode (-g 8) and NCCL version (2.26.2) and the environment it ran with (NCCL_ALGO=RING,
-// NCCL_NVLS_ENABLE=0, from its source), is predicted uncalibrated within the issue's bar: median
-// |error| <= 10 %, worst <= 30 %, sizes >= 1 KB. sim.launch.host_per_gpu_us was fitted on this log's
-// rows up to 128 KB, so those rows are fit, not held out; the test prints both groups.
+// Fidelity under each log's own conditions (issue 14): a real nccl-tests/rccl-tests run, read with its
+// header's launch mode (-g) and NCCL version and the environment it ran with (from its source), is
+// predicted uncalibrated; sizes >= 1 KB, out-of-place rows. The issue's bar is median |error| <= 10 %,
+// worst <= 30 %. A log that meets it is held to it; one that does not yet is held to what the model
+// achieves (so a regression fails) and says so next to its thresholds.
 #include <algorithm>
 #include <cmath>
+#include <string>
 #include <vector>
 
 #include <fmt/core.h>
@@ -22,34 +23,77 @@ double median(std::vector<double> v) {
   return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-TEST(LogFidelity, H100RingLogUnderItsOwnLaunchModeAndSettings) {
+struct LogCase {
+  const char* log;       // tests/data/nccl-tests/
+  const char* topology;  // data/topologies/
+  std::vector<const char*> env;  // the run's NCCL settings, from the log's source
+  std::size_t rows;      // out-of-place rows >= 1 KB
+  double max_median_pct;
+  double max_worst_pct;
+};
+
+struct Errors {
+  double median_pct;
+  double worst_pct;
+};
+
+Errors predict(const LogCase& c) {
   const std::string root = CCFORGE_SOURCE_DIR;
-  const std::string log = root + "/tests/data/nccl-tests/h100_8gpu_1node_allreduce_ring.log";
+  const std::string log = root + "/tests/data/nccl-tests/" + c.log;
   const LogConditions conditions = read_nccl_tests_conditions(log);
+  const topo::Topology topology = topo::load_topology(root + "/data/topologies/" + c.topology);
+  check_log_matches_topology(conditions, topology);
+  sim::SimParams params;
+  params.launch.threads = conditions.threads;
+  params.launch.gpus_per_thread = conditions.gpus_per_thread;
+  if (conditions.nccl_version) sim::set_nccl_version(params, sim::parse_nccl_version(*conditions.nccl_version, log));
+  for (const char* env : c.env) sim::apply_nccl_env(env, params.nccl, log);
+  std::vector<double> all;
+  for (const Measurement& m : read_nccl_tests_log(log, ir::Collective::AllReduce)) {
+    if (m.inplace || m.size_bytes < 1024) continue;
+    all.push_back(std::abs(simulated_us(topology, params, m, {}) / m.time_us - 1) * 100);
+  }
+  EXPECT_EQ(all.size(), c.rows) << c.log;
+  if (all.empty()) return {0, 0};
+  const Errors e{median(all), *std::max_element(all.begin(), all.end())};
+  fmt::print("{} on {}: median {:.1f} %, worst {:.1f} %\n", c.log, c.topology, e.median_pct, e.worst_pct);
+  return e;
+}
+
+void expect_within(const LogCase& c) {
+  const Errors e = predict(c);
+  EXPECT_LE(e.median_pct, c.max_median_pct) << c.log;
+  EXPECT_LE(e.worst_pct, c.max_worst_pct) << c.log;
+}
+
+// sim.launch.host_per_gpu_us was fitted on this log's rows up to 128 KB (sim/src/params.cpp), so those
+// rows are fit, not held out. Achieved: 2.1 % / 17.9 %.
+TEST(LogFidelity, H100RingLogUnderItsOwnLaunchModeAndSettings) {
+  const LogCase c{"h100_8gpu_1node_allreduce_ring.log", "dgx-h100.xml", {"NCCL_ALGO=RING", "NCCL_NVLS_ENABLE=0"}, 24, 10.0, 30.0};
+  const LogConditions conditions = read_nccl_tests_conditions(std::string(CCFORGE_SOURCE_DIR) + "/tests/data/nccl-tests/" + c.log);
   ASSERT_EQ(conditions.gpus_per_thread, 8);
   ASSERT_EQ(conditions.nccl_version, "2.26.2");
-  const topo::Topology topology = topo::load_topology(root + "/data/topologies/dgx-h100.xml");
-  check_log_matches_topology(conditions, topology);
+  expect_within(c);
+}
 
-  sim::SimParams params;
-  params.launch.gpus_per_thread = conditions.gpus_per_thread;
-  sim::set_nccl_version(params, sim::parse_nccl_version(*conditions.nccl_version, log));
-  for (const char* env : {"NCCL_ALGO=RING", "NCCL_NVLS_ENABLE=0"}) sim::apply_nccl_env(env, params.nccl, log);
+// NCCL 2.26.2 defaults (tree LL/LL128, then NVLSTree across nodes). Achieved 7.8 % / 24.3 % (worst: 256 KB
+// tree LL128 +24 %; 16-256 MB NVLSTree still 13-21 % fast).
+TEST(LogFidelity, TwoH100NodesOverNdrAtDefaults) {
+  expect_within({"h100_hgx_16gpu_2node_ib400_allreduce_default.log", "ndv5-x2.xml", {}, 25, 10.0, 30.0});
+}
 
-  std::vector<double> all, fit, held_out;
-  for (const Measurement& m : read_nccl_tests_log(log)) {
-    if (m.inplace || m.size_bytes < 1024) continue;
-    const double err = std::abs(simulated_us(topology, params, m, {}) / m.time_us - 1) * 100;
-    all.push_back(err);
-    (m.size_bytes <= (ByteCount{128} << 10) ? fit : held_out).push_back(err);
-  }
-  ASSERT_EQ(all.size(), 24u);
-  fmt::print("H100 -g 8 ring log: median {:.1f} %, worst {:.1f} % (1 KB-128 KB, fit: median {:.1f} %; 256 KB-8 GB: median "
-             "{:.1f} %, worst {:.1f} %)\n",
-             median(all), *std::max_element(all.begin(), all.end()), median(fit), median(held_out),
-             *std::max_element(held_out.begin(), held_out.end()));
-  EXPECT_LE(median(all), 10.0);
-  EXPECT_LE(*std::max_element(all.begin(), all.end()), 30.0);
+// -g 8 (header nGpus 8), NCCL version not printed (2.18 tables). Not yet at the bar: achieved 13.3 % /
+// 52.5 %; 512 KB-16 MB (ring LL, LL128) are predicted 31-53 % fast. Held at the achieved values.
+TEST(LogFidelity, A100NodeAtDefaults) {
+  expect_within({"a100_oci_bmgpu48_8gpu_1node_allreduce.log", "ndv4.xml", {}, 24, 13.5, 53.0});
+}
+
+// RCCL defaults. Not yet at the bar: achieved 10.1 % / 82.7 %; 32 KB-2 MB are predicted 25-83 % slow:
+// on one MI300X node RCCL matches rome_model_79 (mscclEnabled=1, ROCm/rccl src/graph/rome_models.cc
+// @0cbce2a) and runs MSCCL/MSCCL++ allreduce up to RCCL_MSCCLPP_THRESHOLD (1 MB, src/init.cc), which
+// the baseline does not model. Held at the achieved values.
+TEST(LogFidelity, Mi300xNodeAtDefaults) {
+  expect_within({"mi300x_8gpu_1node_allreduce.log", "mi300x.xml", {}, 24, 10.5, 83.0});
 }
 
 }  // namespace

@@ -29,6 +29,10 @@
 //   ring 1 channel at 20, 2 at 12 (= 24 = totalBw); tree 2 at 12. 2 -> 4 channels. 2.19+ (AMD_BW 16
 //   GB/s between sockets, crossed once each way per ring): ring 1 at 15, nothing better down to 9 GB/s;
 //   tree 1 at 15. 1 -> 2 channels.
+// - Two ND H100 v5 / HGX H100 nodes, 8 NDR NICs per node (ndv5-x2): GPU-to-NIC path min(PCIe Gen5 x16
+//   at NCCL's 48 GB/s, NDR 50 GB/s) = 48. Ring: 7 channels at 48 (the 370.8 GB/s port), 8 at 45 (one per
+//   NIC: 360); 24 GB/s gives 15 x 24 = 360, no better, and 22 is below 0.49 x 45. No doubling (sm90 below
+//   50 GB/s with 8 channels); tree 8 at 45; x2 = 16, and 45 is not above 45 for the sm90 multi-node x2.
 // - MI300X runs RCCL, not derived here: rccl src/graph/search.cc first matches the node against its
 //   hand-made models (parseA2a8P in src/graph/rome_models.cc for 8 all-to-all xGMI GPUs), and
 //   ncclTopoPostset raises the count to at least nc x the searched channels, nc = 2 for 8 ranks (16 for
@@ -39,6 +43,12 @@
 #include <cmath>
 #include <functional>
 #include <limits>
+#include <map>
+#include <mutex>
+#include <set>
+#include <span>
+#include <string>
+#include <tuple>
 #include <vector>
 
 #include <fmt/core.h>
@@ -63,6 +73,15 @@ constexpr double kDupMinSpeed = 25.0;        // search.cc: no doubling below 25 
 constexpr double kDupSm90MaxSpeed = 50.0;    // ... nor, on sm > 80, below 50 GB/s with > 4 channels
 constexpr int kDupSm90MaxChannels = 4;
 constexpr double kSlowerSpeedRatio = 0.49;  // search.cc: try a slower speed only above 0.49 x the best
+
+// src/graph/search.cc speedArrayInter: per-channel GB/s across nodes before sm90 (same at every carried tag).
+const std::vector<double> kInterSpeeds = {48, 30, 28, 24, 20, 18, 15, 12, 10, 9, 7, 6, 5, 4, 3, 2.4, 1.2, 0.24, 0.12};
+
+// src/graph/connect.cc ncclTopoPostset, several nodes on sm90+: "4 compute channels per search channel"
+// doubles a ring graph faster than 45 GB/s while below 16 channels (v2.21.5-1 .. v2.28.9-1; v2.18.3-1
+// doubles while 2 x channels <= MAXCHANNELS, the same on every topology whose graph reaches 45 GB/s).
+constexpr double kMultiNodeDupMinSpeed = 45.0;
+constexpr int kMultiNodeDupBelow = 16;
 
 // What ncclTopoCompute sees of the node.
 struct NodeView {
@@ -110,15 +129,18 @@ NodeView nvswitch_view(double port_gbs) {
 // the lower speeds decide on the bundled meshes).
 NodeView mesh_view(const topo::Topology& topo, double nccl_gbs_per_link) {
   const int p = topo.num_gpus();
-  const double datasheet = datasheet_link_gbs(topo, topo.gpu(0).arch);
   std::vector<std::vector<double>> out(p);
   NodeView node;
   double unit = std::numeric_limits<double>::max();
   for (int a = 0; a < p; ++a) {
+    // A pair's NVLinks: its link's rate over one of the GPU's own links (fabric total / fabric_links),
+    // so a profile that rescales the links keeps the count.
+    const topo::GpuInfo& ga = topo.gpu(a);
+    const double one_link = ga.nvlink_bandwidth.gbps() / ga.fabric_links;
     for (int b = 0; b < p; ++b) {
       if (a == b || topo.route(a, b).links.size() != 1) continue;
       const topo::Link& l = topo.link(topo.route(a, b).links[0]);
-      const double bw = std::round(l.bandwidth.gbps() / datasheet) * nccl_gbs_per_link;
+      const double bw = std::round(l.bandwidth.gbps() / one_link) * nccl_gbs_per_link;
       out[a].push_back(bw);
       unit = std::min(unit, bw);
       node.max_bw = std::max(node.max_bw, bw);
@@ -174,38 +196,96 @@ NodeView pcie_view(const topo::Topology& topo, const TuningConstants& tables) {
   return node;
 }
 
+// Several nodes (ncclTopoTrimSystem keeps the NICs): maxBw is the fastest GPU-to-NIC path, which GPUDirect
+// RDMA takes through the PCIe switch, so min(NCCL's PCIe rate, the NIC's; net speed in Mb/s / 8000 in
+// src/graph/topo.cc); each ring or tree channel enters and leaves the node through one NIC (NET n -> GPU
+// ... GPU -> NET n or m) and crosses every GPU's NVSwitch port once each way. totalBw stays the port.
+NodeView net_view(const topo::Topology& topo, double port_gbs) {
+  const topo::GpuInfo& g = topo.gpu(0);
+  const double path = std::min(g.pcie_bandwidth.gbps() * kNcclPciePerTopologyPcie, g.nic_bandwidth.gbps());
+  std::set<std::uint32_t> nics;
+  for (int r = 0; r < topo.gpus_per_node(); ++r) {
+    if (topo.gpu(r).nearest_nic) nics.insert(topo.gpu(r).nearest_nic->v);
+  }
+  const int per_node = static_cast<int>(nics.size());
+  return {path, port_gbs, [path, port_gbs, per_node](double speed) {
+            return std::min(per_node * fit(path, speed), fit(port_gbs, speed));
+          }};
+}
+
 }  // namespace
 
-int default_nchannels(const topo::Topology& topo, const TuningConstants& tables) {
+bool nccl_search_derived(const topo::Topology& topo) {
   const topo::GpuInfo& g = topo.gpu(0);
-  const int p = topo.num_gpus();
   const bool derived_arch =
       g.arch == topo::GpuArch::Volta || g.arch == topo::GpuArch::Ampere || g.arch == topo::GpuArch::Hopper;
-  if (topo.num_nodes() != 1 || p < 2 || !derived_arch) {
+  const bool derived_fabric = topo.num_nodes() == 1 || (topo.has_nvswitch() && g.nic_bandwidth.gbps() > 0.0);
+  return topo.gpus_per_node() >= 2 && derived_arch && derived_fabric;
+}
+
+namespace {
+
+// Computes NCCL's graphs and channel count; searched_graphs memoizes them.
+SearchedGraphs search_graphs(const topo::Topology& topo, const TuningConstants& tables) {
+  const topo::GpuInfo& g = topo.gpu(0);
+  const int p = topo.gpus_per_node();
+  const bool multi_node = topo.num_nodes() > 1;
+  if (!nccl_search_derived(topo)) {
     fail_at(topo.source_file(), 0,
-            fmt::format("NCCL's default channel count is derived only for one node of 2+ NVIDIA GPUs up to Hopper "
-                        "({} nodes, {} GPUs, {})",
+            fmt::format("NCCL's default channel count is derived only for NVIDIA GPUs up to Hopper, 2+ per node, "
+                        "NVSwitch nodes with NICs when several ({} nodes, {} GPUs per node, {})",
                         topo.num_nodes(), p, g.model),
-            "set sim.nccl.nchannels");
+            "set NCCL_MIN_NCHANNELS and NCCL_MAX_NCHANNELS with --env");
   }
   const ChannelSearch& cs = tables.channel_search;
-  std::vector<double> speeds = kIntraSpeeds;
+  std::vector<double> speeds = multi_node ? kInterSpeeds : kIntraSpeeds;
   if (g.sm >= 90) {
     speeds.clear();
-    for (double s : cs.sm90_intra_speeds) {
+    for (double s : multi_node ? std::span<const double>(cs.sm90_inter_speeds) : std::span<const double>(cs.sm90_intra_speeds)) {
       if (s > 0.0) speeds.push_back(s);
     }
   }
   const int row = g.arch == topo::GpuArch::Volta ? 0 : g.arch == topo::GpuArch::Ampere ? 1 : 2;
   const double nvlinks = g.fabric_links;
-  const NodeView node = topo.has_nvswitch() ? nvswitch_view(nvlinks * tables.nvlink_bw_per_link[row])
-                        : nvlinks > 0       ? mesh_view(topo, tables.nvlink_bw_per_link[row])
-                                            : pcie_view(topo, tables);
+  const double port = nvlinks * tables.nvlink_bw_per_link[row];
+  const NodeView node = multi_node             ? net_view(topo, port)
+                        : topo.has_nvswitch() ? nvswitch_view(port)
+                        : nvlinks > 0         ? mesh_view(topo, tables.nvlink_bw_per_link[row])
+                                              : pcie_view(topo, tables);
   Graph ring = search(node, speeds, 1, cs.max_channels / 2, node.total_bw);
   duplicate(ring, g.sm, cs.max_channels / 2);
   Graph tree = search(node, speeds, ring.nchannels, ring.nchannels, node.total_bw * p / (p - 1));
   duplicate(tree, g.sm, ring.nchannels);
-  return std::min(cs.max_channels, 2 * std::min(ring.nchannels, tree.nchannels));
+  int n = std::min(cs.max_channels, 2 * std::min(ring.nchannels, tree.nchannels));
+  if (multi_node && g.sm >= 90 && ring.speed > kMultiNodeDupMinSpeed && n < kMultiNodeDupBelow) n = 2 * n;
+  return {std::min(cs.max_channels, n), ring.nchannels, ring.speed};
+}
+
+}  // namespace
+
+SearchedGraphs searched_graphs(const topo::Topology& topo, const TuningConstants& tables) {
+  // Keyed by what the search reads, so that every view of one topology reuses one search (a mesh's ring
+  // search is the costly part) and a topology rebuilt with other links does not.
+  using Key = std::tuple<std::string, int, int, std::size_t, double, double, const TuningConstants*>;
+  double link_sum = 0.0;
+  for (const topo::Link& l : topo.links()) link_sum += l.bandwidth.gbps();
+  const topo::GpuInfo& g = topo.gpu(0);
+  const Key key{topo.source_file(), topo.num_gpus(), topo.num_nodes(), topo.links().size(), link_sum,
+                g.nic_bandwidth.gbps() + g.pcie_bandwidth.gbps(), &tables};
+  static std::mutex mutex;
+  static std::map<Key, SearchedGraphs> memo;
+  {
+    const std::lock_guard<std::mutex> lock(mutex);
+    if (const auto it = memo.find(key); it != memo.end()) return it->second;
+  }
+  const SearchedGraphs found = search_graphs(topo, tables);
+  const std::lock_guard<std::mutex> lock(mutex);
+  memo.emplace(key, found);
+  return found;
+}
+
+int default_nchannels(const topo::Topology& topo, const TuningConstants& tables) {
+  return searched_graphs(topo, tables).nchannels;
 }
 
 }  // namespace ccforge::sim::nccl

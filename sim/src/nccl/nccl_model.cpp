@@ -7,6 +7,7 @@
 #include <set>
 
 #include "costs.hpp"
+#include "default_channels.hpp"
 
 namespace ccforge::sim::nccl {
 namespace {
@@ -93,9 +94,10 @@ bool gather_like(ir::Collective c) { return c == ir::Collective::AllGather || c 
 // Bus bandwidth NCCL assigns to (algo, proto), GB/s; 0 when NCCL would not run it.
 double bus_bw(const NcclView& v, ir::Collective coll, int algo, int proto) {
   // One GPU per node: its only peer path is the NIC (the graph's bwIntra is the net speed).
-  const double bw = v.nnodes == 1 ? v.intra_bw_gbs
-                    : v.ppn == 1  ? v.inter_bw_gbs
-                                  : std::min(v.intra_bw_gbs, v.inter_bw_gbs);
+  const double bw = v.nnodes == 1              ? v.intra_bw_gbs
+                    : v.ppn == 1               ? v.inter_bw_gbs
+                    : v.net_graph_bw_gbs > 0.0 ? v.net_graph_bw_gbs
+                                               : std::min(v.intra_bw_gbs, v.inter_bw_gbs);
   const bool allreduce = coll == ir::Collective::AllReduce;
   if (algo == kRing) return ring_capable(coll) ? ring_bus_bw(v, coll, proto, bw) : 0.0;
   if (algo == kTree) return allreduce ? tree_bus_bw(v, proto, bw) : 0.0;
@@ -162,6 +164,20 @@ double algbw_ratio(const NcclView& v, ir::Collective coll, int algo) {
   return 0.5;
 }
 
+// The channels NCCL's graph search gives before NCCL_MIN/MAX_NCHANNELS: sim.nccl.nchannels when set,
+// else NCCL's own search; not searched when the settings fix the count (MIN >= MAX).
+int graph_channels(const topo::Topology& topo, const SimParams& sim_params, const TuningConstants& tables) {
+  const int given = static_cast<int>(sim_params.table.get("sim.nccl.nchannels"));
+  if (given > 0) return given;
+  const NcclSettings& s = sim_params.nccl;
+  const std::optional<int> most = s.max_channels && s.max_ctas ? std::min(*s.max_channels, *s.max_ctas)
+                                                                : s.max_channels ? s.max_channels : s.max_ctas;
+  const int least = std::max(s.min_channels.value_or(0), s.min_ctas.value_or(0));
+  if (most && least >= *most) return *most;
+  if (!nccl_search_derived(topo)) return static_cast<int>(sim_params.table.get("sim.nccl.nchannels.underived"));
+  return default_nchannels(topo, tables);
+}
+
 }  // namespace
 
 double datasheet_link_gbs(const topo::Topology& topo, topo::GpuArch arch) {
@@ -196,7 +212,11 @@ NcclView make_view(const topo::Topology& topo, const SimParams& sim_params) {
     if (topo.gpu(r).nearest_nic) nics.insert(topo.gpu(r).nearest_nic->v);
   }
   v.nvls_heads = static_cast<int>(nics.size());
-  v.nchannels = nccl_channels(static_cast<int>(params.get("sim.nccl.nchannels")), sim_params.nccl, v.tables->channel_search.max_channels);
+  if (v.nnodes > 1 && nccl_search_derived(topo)) {
+    const SearchedGraphs graphs = searched_graphs(topo, *v.tables);
+    v.net_graph_bw_gbs = graphs.ring_channels * graphs.ring_speed;
+  }
+  v.nchannels = nccl_channels(graph_channels(topo, sim_params, *v.tables), sim_params.nccl, v.tables->channel_search.max_channels);
   v.nvls_enabled = sim_params.nccl.nvls.value_or(true);
   v.pat_enabled = sim_params.nccl.pat.value_or(true);
   return v;

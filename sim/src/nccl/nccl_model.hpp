@@ -17,6 +17,10 @@ struct NcclView {
   int intra_hw = kHwNvlink;    // kHwNvlink or kHwPci
   double intra_bw_gbs = 0.0;   // per-GPU bus bandwidth inside a node, NCCL units
   double inter_bw_gbs = 0.0;   // per-GPU network bandwidth (its NIC), NCCL units
+  // Several nodes: the ring graph's channels x per-channel speed, what ncclTopoTuneModel takes as ring and
+  // tree bandwidth (v2.26.2-1 src/graph/tuning.cc busBw = graphs[a]->nChannels * bw); 0 where the search
+  // is not derived (then min(intra, inter) per GPU).
+  double net_graph_bw_gbs = 0.0;
   bool nvswitch = false;       // GPUs meet in an NVSwitch
   int nvls_heads = 0;          // NICs per node (NVLSTree sends each head's share through one NIC)
   int nchannels = 1;           // ring/tree channels after NCCL_MIN/MAX_NCHANNELS and _CTAS

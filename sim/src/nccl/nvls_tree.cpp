@@ -8,6 +8,7 @@
 #include "nccl_lowering.hpp"
 #include "send_order.hpp"
 #include "trees.hpp"
+#include "tuning_tables.hpp"
 
 namespace ccforge::sim::nccl {
 namespace {
@@ -24,16 +25,16 @@ std::vector<int> head_locals(const topo::Topology& topo) {
   return heads;
 }
 
-// NVLSTree chunk (NCCL v2.18.3 src/enqueue.cc computeColl, NCCL_ALGO_NVLS_TREE): one Simple step
-// (ir::step_bytes, 512 KiB), halved down to 32 KiB while the call is small against channels x heads
-// concurrent ops.
-double nvls_tree_chunk(double bytes, int nchannels, int nheads) {
+// NVLSTree chunk (src/enqueue.cc, NCCL_ALGO_NVLS_TREE): the version's largest (`start`: 2.18 one Simple
+// step, 512 KiB; 2.21+ 128 KiB, 64 KiB from 4 nodes), halved down to 32 KiB while the call is small
+// against channels x heads concurrent ops.
+double nvls_tree_chunk(double bytes, int nchannels, int nheads, double start) {
   const double ops = static_cast<double>(nchannels) * nheads;
-  double chunk = static_cast<double>(ir::step_bytes(ir::Protocol::Simple));
-  if (bytes < 32 * ops * chunk) chunk = 256.0 * 1024;
-  if (bytes < 16 * ops * chunk) chunk = 128.0 * 1024;
-  if (bytes < 4 * ops * chunk) chunk = 64.0 * 1024;
-  if (bytes < 1 * ops * chunk) chunk = 32.0 * 1024;
+  double chunk = start;
+  if (bytes < 32 * ops * chunk) chunk = std::min(chunk, 256.0 * 1024);
+  if (bytes < 16 * ops * chunk) chunk = std::min(chunk, 128.0 * 1024);
+  if (bytes < 4 * ops * chunk) chunk = std::min(chunk, 64.0 * 1024);
+  if (bytes < 1 * ops * chunk) chunk = std::min(chunk, 32.0 * 1024);
   return chunk;
 }
 
@@ -109,7 +110,9 @@ void lower_nvls_tree(Lowering& low, const NcclCall& call, bool fold) {
   const std::vector<int> heads = head_locals(topo);
   // An NVLS reduce or multicast waits one NVLS step handoff, as in lower_nvls.
   const SimTime nvls_delay = nvls_step_handoff(topo, 0, g);
-  const double chunk_size = nvls_tree_chunk(call.bytes, call.nchannels, static_cast<int>(heads.size()));
+  const TuningConstants* tables = tuning_tables_for(low.params().get("sim.nccl.version"));
+  const double start = nnodes >= 4 ? tables->nvls_tree_chunk_4_nodes : tables->nvls_tree_chunk;
+  const double chunk_size = nvls_tree_chunk(call.bytes, call.nchannels, static_cast<int>(heads.size()), start);
   const std::uint32_t reduce_label = low.graph().add_label("nvls ld_reduce");
   const std::uint32_t up_label = low.graph().add_label("nvlstree up");
   const std::uint32_t down_label = low.graph().add_label("nvlstree down");

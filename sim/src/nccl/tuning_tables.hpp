@@ -38,6 +38,7 @@ enum class NvlsModel {
 struct ChannelSearch {
   int max_channels;               // MAXCHANNELS (src/include/device.h)
   double sm90_intra_speeds[12];   // sm90SpeedArrayIntra, GB/s per channel, descending, 0 ends it
+  double sm90_inter_speeds[18];   // sm90SpeedArrayInter (several nodes), likewise
   bool amd_inter_cpu_limited;     // topo.h AMD_BW caps the link between AMD sockets (else LOC_BW)
 };
 
@@ -63,6 +64,9 @@ struct TuningConstants {
   NvlsModel nvls_model;
   double pat_bw_factor;          // PAT busBw discount; 0 = no PAT (before 2.23)
   ChannelSearch channel_search;
+  // NVLSTree's largest chunk (src/enqueue.cc, NCCL_ALGO_NVLS_TREE), bytes; and from 4 nodes on.
+  double nvls_tree_chunk;
+  double nvls_tree_chunk_4_nodes;
 };
 
 // treeCorrectionFactor[proto][log2(bytes >> 6)], 64 B .. 256 MB (the same at every carried tag).

@@ -26,9 +26,15 @@ inline constexpr TuningConstants kNccl2_18_3 = {
     false,
     NvlsModel::kLinks2_18,
     0.0,
-    // v2.18.3-1 src/include/device.h MAXCHANNELS 32; src/graph/search.cc sm90SpeedArrayIntra; topo.h has
-    // no AMD_BW yet (ncclTopoGetInterCpuBw leaves AMD sockets at LOC_BW).
-    {32, {60, 40, 30, 24, 20, 15, 12, 6, 3}, false},
+    // v2.18.3-1 src/include/device.h MAXCHANNELS 32; src/graph/search.cc sm90SpeedArrayIntra and
+    // sm90SpeedArrayInter; topo.h has no AMD_BW yet (ncclTopoGetInterCpuBw leaves AMD sockets at LOC_BW).
+    {32,
+     {60, 40, 30, 24, 20, 15, 12, 6, 3},
+     {48, 45, 42, 40, 30, 24, 20, 17.5, 15, 12, 6, 3, 2.4, 1.2, 0.24, 0.12},
+     false},
+    // v2.18.3-1 src/enqueue.cc: NVLSTree starts from the Simple step (512 KiB) at any node count.
+    512.0 * 1024,
+    512.0 * 1024,
 };
 
 // NCCL 2.21.5 (v2.21.5-1; v2.22.3-1's tuning.cc, topo.h and enqueue.cc thinning carry the same numbers
@@ -59,9 +65,17 @@ inline constexpr TuningConstants kNccl2_21_5 = [] {
   t.ring_ll_by_coll = false;
   t.nvls_all_gather = true;
   t.nvls_model = NvlsModel::kFiveSixths;
-  // src/graph/search.cc sm90SpeedArrayIntra gains 50 (2.19) and 11 GB/s (2.21); topo.h AMD_BW 16 GB/s
-  // between AMD sockets (2.19+). MAXCHANNELS stays 32.
-  t.channel_search = {32, {60, 50, 40, 30, 24, 20, 15, 12, 11, 6, 3}, true};
+  // src/graph/search.cc sm90SpeedArrayIntra gains 50 (2.19) and 11 GB/s (2.21), sm90SpeedArrayInter 22
+  // GB/s (the same from v2.21.5-1 to v2.28.9-1); topo.h AMD_BW 16 GB/s between AMD sockets (2.19+).
+  // MAXCHANNELS stays 32.
+  t.channel_search = {32,
+                      {60, 50, 40, 30, 24, 20, 15, 12, 11, 6, 3},
+                      {48, 45, 42, 40, 30, 24, 22, 20, 17.5, 15, 12, 6, 3, 2.4, 1.2, 0.24, 0.12},
+                      true};
+  // src/enqueue.cc NVLSTree chunk: comm->nvlsChunkSize (NCCL_NVLS_CHUNKSIZE, 128 KiB), 64 KiB from 4 nodes
+  // (NCCL_NVLSTREE_MAX_CHUNKSIZE -2); the same from v2.21.5-1 to v2.28.9-1.
+  t.nvls_tree_chunk = 128.0 * 1024;
+  t.nvls_tree_chunk_4_nodes = 64.0 * 1024;
   return t;
 }();
 
