@@ -31,8 +31,7 @@ struct TuneFlags {
   TopoInput topo;
   RunConditionFlags conditions;
   std::string coll = "all";
-  std::string begin = "1K", end = "1G";
-  int factor = 2;
+  SizeSweepFlags sizes;
   std::string out = "tune-out";
   int jobs = 0;
   double min_gain = 0.03;
@@ -97,10 +96,10 @@ void run_tune(const TuneFlags& f) {
   check_output_path(f.out, OutputKind::Directory, "--out");
   search::TuneOptions options;
   options.collectives = parse_collectives(f.coll);
-  options.sizes = sizes_from_flags(f.begin, f.end, f.factor);
+  options.sizes = sweep_sizes(f.sizes, "1G");
   options.min_gain = f.min_gain;
   options.jobs = f.jobs;
-  options.dtype = parse_data_type_flag("--dtype", f.dtype);
+  options.dtype = parse_data_type_flag("-d", f.dtype);
   options.out_dir = f.out;
   options.resume = f.resume;
   options.write_candidates = f.all_candidates;
@@ -148,14 +147,12 @@ void add_tune_command(CLI::App& app) {
   cmd->add_option("--topo", flags->topo.file, "topology file (NCCL topology XML or ccforge cluster file; default: $NCCL_TOPO_FILE)");
   add_machine_flags(*cmd, flags->topo);
   cmd->add_option("--coll", flags->coll, "all, or a comma list: allreduce,allgather,reducescatter,alltoall,...")->capture_default_str();
-  cmd->add_option("-b,--minbytes", flags->begin, "smallest size")->capture_default_str();
-  cmd->add_option("-e,--maxbytes", flags->end, "largest size")->capture_default_str();
-  cmd->add_option("-f,--stepfactor", flags->factor, "size multiplication factor")->capture_default_str();
+  add_size_sweep_flags(*cmd, flags->sizes, "1G");
   cmd->add_option("--out", flags->out, "output directory")->capture_default_str();
   cmd->add_option("--jobs", flags->jobs, "worker threads (0: all cores)")->check(CLI::Range(0, kMaxJobs))->capture_default_str();
   cmd->add_option("--min-gain", flags->min_gain, "keep NCCL unless the best candidate is this much faster")
       ->check(finite_range(0, kMaxMinGain))->capture_default_str();
-  cmd->add_option("-d,--dtype", flags->dtype, "element type (decides which sizes split into whole chunks)")->capture_default_str();
+  cmd->add_option("-d,--datatype", flags->dtype, "element type: " + data_type_names() + " (decides which sizes split into whole chunks)")->capture_default_str();
   cmd->add_option("--profile", flags->profile, "profile file overriding link.* and sim.* parameters (ccforge calibrate)");
   add_run_condition_flags(*cmd, flags->conditions);
   cmd->add_flag("--resume", flags->resume, "continue a killed run from DIR/checkpoint.jsonl");

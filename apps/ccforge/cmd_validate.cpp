@@ -14,10 +14,12 @@
 #include "ccforge/common/data_type.hpp"
 #include "ccforge/common/units.hpp"
 #include "ccforge/executor/executor.hpp"
+#include "ccforge/ir/runtime.hpp"
 #include "ccforge/validate/charts.hpp"
 #include "ccforge/validate/validate.hpp"
 #include "commands.hpp"
 #include "run_conditions.hpp"
+#include "size_flags.hpp"
 #include "topo_input.hpp"
 
 namespace ccforge::cli {
@@ -31,19 +33,13 @@ struct ValidateFlags {
   std::optional<int> nranks;  // default: the algorithms' rank count, else kDefaultRanks
   std::vector<std::string> collectives;
   std::string algos_dir, tuned_dir, out_dir = "ccforge-validate";
-  std::string min_size = "1K";
-  std::optional<std::string> max_size;
-  int factor = 2, iterations = 20, warmup = 5, check = 1, watchdog_ms = 5000;
+  SizeSweepFlags sizes;
+  int iterations = 20, warmup = 5, check = 1, watchdog_ms = 5000;
   std::string dtype = "half", op = "sum";
   bool all_sizes = false;
   std::vector<std::string> suite;
   TopoInput topo;  // a file given: also write model_error.csv (simulated vs measured)
 };
-
-ByteCount size_flag(const std::string& name, const std::string& text) {
-  if (auto v = parse_size(text)) return *v;
-  throw CLI::ValidationError(name, "'" + text + "' is not a size like 1024, 64K, 1M or 1G");
-}
 
 std::unique_ptr<executor::Backend> make_backend(const ValidateFlags& f) {
   const executor::ExecOptions options{std::chrono::milliseconds(f.watchdog_ms)};
@@ -59,28 +55,86 @@ validate::SweepOptions sweep_options(const ValidateFlags& f, int nranks) {
     if (!c) throw CLI::ValidationError("--coll", "unknown collective '" + name + "' (allreduce, allgather, reducescatter, alltoall, ...)");
     o.collectives.push_back(*c);
   }
-  o.min_bytes = size_flag("-b", f.min_size);
-  o.max_bytes = size_flag("-e", f.max_size.value_or(f.device == "host" ? "1M" : "1G"));
-  if (o.min_bytes == 0 || o.min_bytes > o.max_bytes) throw CLI::ValidationError("-b/-e", "need 0 < -b <= -e");
-  o.step_factor = f.factor;
+  const std::string default_end = f.device == "host" ? "1M" : "1G";
+  sweep_sizes(f.sizes, default_end);  // reports an ill-formed sweep by its flag
+  o.min_bytes = size_flag("-b", f.sizes.begin);
+  o.max_bytes = size_flag("-e", f.sizes.end.value_or(default_end));
+  o.step_factor = f.sizes.factor;
+  o.step_bytes = f.sizes.step_bytes.empty() ? 0 : size_flag("-i", f.sizes.step_bytes);
   o.iterations = f.iterations;
   o.warmup = f.warmup;
   o.check = f.check != 0;
   auto op = executor::red_op_from_string(f.op);
-  if (!op) throw CLI::ValidationError("-o", "unknown reduction '" + f.op + "' (sum, prod, min, max)");
+  if (!op) fail_at("-o", 0, "unknown reduction '" + f.op + "'", "use sum, prod, min or max");
   o.dtype = parse_data_type_flag("-d", f.dtype);
   o.op = *op;
   o.all_sizes = f.all_sizes;
   return o;
 }
 
-void print_run(const validate::Measurement& m) {
-  const std::string wrong = m.error.empty() ? (m.wrong < 0 ? "N/A" : std::to_string(m.wrong)) : "FAILED";
-  fmt::print("{:>12} {:>12} {:>9} {:>6} {:>13} {:>10.2f} {:>8.3f} {:>8.3f} {:>7}  {}{}\n", m.size_bytes, m.count, m.type, m.redop,
-             m.inplace ? "in-place" : "out-of-place", m.time_us, m.algbw_gbps, m.busbw_gbps, wrong, m.algorithm,
-             m.protocol.empty() ? "" : " (" + m.protocol + ")");
-  if (!m.error.empty()) fmt::print("#   {}\n", m.error);
-}
+// nccl-tests' table: one line per algorithm and size, out-of-place and in-place side by side. The sweep
+// runs an algorithm's out-of-place call right before its in-place one, so a line is printed when the pair
+// is complete (or when the next run shows one side was not runnable: its columns are N/A).
+class NcclTestsTable {
+ public:
+  static void print_header() {
+    fmt::print("#{:48} {:^35} {:^35}\n", "", "out-of-place", "in-place");
+    fmt::print("#{:>11} {:>12} {:>9} {:>6} {:>6} {:>10} {:>8} {:>8} {:>6} {:>10} {:>8} {:>8} {:>6}  {}\n", "size", "count", "type",
+               "redop", "root", "time", "algbw", "busbw", "#wrong", "time", "algbw", "busbw", "#wrong", "algorithm");
+    fmt::print("#{:>11} {:>12} {:>9} {:>6} {:>6} {:>10} {:>8} {:>8} {:>6} {:>10} {:>8} {:>8}\n", "(B)", "(elements)", "", "", "",
+               "(us)", "(GB/s)", "(GB/s)", "", "(us)", "(GB/s)", "(GB/s)");
+  }
+
+  void add(const validate::Measurement& m) {
+    if (pending_ && !m.inplace) flush();
+    if (pending_ && same_call(*pending_, m)) return print(&*pending_, &m), pending_.reset();
+    flush();
+    if (m.inplace) return print(nullptr, &m);
+    pending_ = m;
+  }
+
+  // The rest, then nccl-tests' footer.
+  void finish() {
+    flush();
+    fmt::print("# Out of bounds values : {} {}\n", wrong_, wrong_ == 0 ? "OK" : "FAILED");
+    fmt::print("# Avg bus bandwidth    : {:.3f}\n", columns_ ? busbw_sum_ / static_cast<double>(columns_) : 0.0);
+  }
+
+ private:
+  static bool same_call(const validate::Measurement& a, const validate::Measurement& b) {
+    return a.collective == b.collective && a.algorithm == b.algorithm && a.file == b.file && a.size_bytes == b.size_bytes;
+  }
+
+  void flush() {
+    if (pending_) print(&*pending_, nullptr);
+    pending_.reset();
+  }
+
+  std::string columns(const validate::Measurement* m) {
+    if (!m) return fmt::format("{:>10} {:>8} {:>8} {:>6}", "N/A", "N/A", "N/A", "N/A");
+    if (!m->error.empty()) return fmt::format("{:>10} {:>8} {:>8} {:>6}", "FAILED", "", "", "");
+    if (m->wrong > 0) wrong_ += m->wrong;
+    busbw_sum_ += m->busbw_gbps, ++columns_;
+    return fmt::format("{:>10.2f} {:>8.2f} {:>8.2f} {:>6}", m->time_us, m->algbw_gbps, m->busbw_gbps,
+                       m->wrong < 0 ? "N/A" : std::to_string(m->wrong));
+  }
+
+  void print(const validate::Measurement* out_of_place, const validate::Measurement* in_place) {
+    const validate::Measurement& m = out_of_place ? *out_of_place : *in_place;
+    const auto coll = ir::collective_from_string(m.collective);
+    const int root = coll && ir::is_rooted(*coll) ? 0 : -1;  // MSCCL files and the sweep use root 0
+    const std::string left = columns(out_of_place), right = columns(in_place);
+    fmt::print("{:>12} {:>12} {:>9} {:>6} {:>6} {} {}  {}{}\n", m.size_bytes, m.count, m.type, m.redop, root, left, right,
+               m.algorithm, m.protocol.empty() ? "" : " (" + m.protocol + ")");
+    for (const validate::Measurement* run : {out_of_place, in_place})
+      if (run && !run->error.empty()) fmt::print("#   {} {}: {}\n", run->algorithm, run->inplace ? "in-place" : "out-of-place", run->error);
+  }
+
+  std::optional<validate::Measurement> pending_;
+  std::int64_t wrong_ = 0;
+  double busbw_sum_ = 0.0;
+  std::size_t columns_ = 0;
+};
 
 void run_collectives(const ValidateFlags& f) {
   if (f.algos_dir.empty() && f.tuned_dir.empty() && f.device == "host")
@@ -98,10 +152,11 @@ void run_collectives(const ValidateFlags& f) {
   auto backend = make_backend(f);
   fmt::print("# ccforge validate: device {}, {} ranks{}, {} algorithms, -n {} -w {} -c {}\n", backend->name(), nranks,
              !f.nranks && inferred ? " (the algorithms')" : "", candidates.size(), f.iterations, f.warmup, f.check);
-  fmt::print("#{:>11} {:>12} {:>9} {:>6} {:>13} {:>10} {:>8} {:>8} {:>7}  {}\n", "size", "count", "type", "redop", "placement", "time",
-             "algbw", "busbw", "#wrong", "algorithm");
-  fmt::print("#{:>11} {:>12} {:>9} {:>6} {:>13} {:>10} {:>8} {:>8}\n", "(B)", "(elements)", "", "", "", "(us)", "(GB/s)", "(GB/s)");
-  const validate::SweepResult result = validate::run_sweep(*backend, candidates, options, print_run);
+  NcclTestsTable table;
+  NcclTestsTable::print_header();
+  const validate::SweepResult result =
+      validate::run_sweep(*backend, candidates, options, [&table](const validate::Measurement& m) { table.add(m); });
+  table.finish();
   const bool ran_an_algorithm =
       std::any_of(result.runs.begin(), result.runs.end(), [](const validate::Measurement& m) { return !m.file.empty(); });
   if (!ran_an_algorithm && (!candidates.empty() || result.runs.empty()))
@@ -132,9 +187,10 @@ void run_osu(const ValidateFlags& f) {
   if (!test) throw CLI::ValidationError("--suite", "unknown osu test '" + f.suite[1] + "' (latency, bw, bibw)");
   validate::OsuOptions o;
   o.test = *test;
-  o.min_bytes = size_flag("-b", f.min_size == "1K" ? "8" : f.min_size);
-  o.max_bytes = size_flag("-e", f.max_size.value_or("1M"));
-  o.step_factor = f.factor;
+  if (!f.sizes.step_bytes.empty()) fail_at("-i", 0, "the OSU suite steps by a factor", "use -f");
+  o.min_bytes = size_flag("-b", f.sizes.begin == "1K" ? "8" : f.sizes.begin);  // OSU starts at 8 bytes
+  o.max_bytes = size_flag("-e", f.sizes.end.value_or("1M"));
+  o.step_factor = f.sizes.factor;
   o.iterations = f.iterations;
   o.warmup = f.warmup;
   auto backend = make_backend(f);
@@ -160,9 +216,7 @@ void add_validate_command(CLI::App& app) {
   auto* algos = cmd->add_option("--algos", flags->algos_dir, "directory of MSCCL XML algorithms")->check(CLI::ExistingDirectory);
   cmd->add_option("--tuned", flags->tuned_dir, "directory written by `ccforge tune --out` (algorithms/ and selection.csv)")
       ->check(CLI::ExistingDirectory)->excludes(algos);
-  cmd->add_option("-b,--minbytes", flags->min_size, "smallest size, as nccl-tests counts it (allgather, reducescatter, alltoall, gather, scatter: total over ranks)")->capture_default_str();
-  cmd->add_option("-e,--maxbytes", flags->max_size, "largest size (default 1M on host, 1G on cuda)");
-  cmd->add_option("-f,--stepfactor", flags->factor, "size multiplier")->check(CLI::Range(2, 1024))->capture_default_str();
+  add_size_sweep_flags(*cmd, flags->sizes, "1M on host, 1G on cuda");
   cmd->add_option("-n,--iters", flags->iterations, "timed iterations")->check(CLI::Range(1, 1000000))->capture_default_str();
   cmd->add_option("-w,--warmup_iters", flags->warmup, "warm-up iterations")->check(CLI::Range(0, 1000000))->capture_default_str();
   cmd->add_option("-c,--check", flags->check, "check every element (1) or not (0)")->check(CLI::Range(0, 1))->capture_default_str();

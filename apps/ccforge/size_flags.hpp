@@ -7,7 +7,9 @@
 #include <string>
 #include <vector>
 
+#include <CLI/CLI.hpp>
 #include <fmt/core.h>
+#include <optional>
 
 #include "ccforge/common/diag.hpp"
 #include "ccforge/common/units.hpp"
@@ -20,6 +22,10 @@ namespace ccforge::cli {
 // SimTime's picosecond range.
 inline constexpr ByteCount kMaxSweepBytes = ByteCount{1} << 40;
 
+// The most sizes one -i sweep may hold: more than nccl-tests' default -f 2 sweep of 1 B to 1 TiB has
+// (41) by two orders of magnitude, yet small enough that a mistyped -i cannot start an endless run.
+inline constexpr ByteCount kMaxSweepSizes = 4096;
+
 inline ByteCount size_flag(const char* flag, const std::string& text) {
   const auto bytes = parse_size(text);
   if (!bytes) fail_at(flag, 0, fmt::format("'{}' is not a size", text), "write sizes like 1K, 64M, 1G");
@@ -29,11 +35,45 @@ inline ByteCount size_flag(const char* flag, const std::string& text) {
   return *bytes;
 }
 
+// The sweep flags every sweeping verb takes, with nccl-tests' names: -b, -e, and -f FACTOR or -i STEP.
+struct SizeSweepFlags {
+  std::string begin = "1K";
+  std::optional<std::string> end;  // the verb's default when not given
+  int factor = 2;
+  std::string step_bytes;  // -i: linear steps instead of -f
+  bool factor_given = false;
+};
+
+inline void add_size_sweep_flags(CLI::App& cmd, SizeSweepFlags& f, const std::string& default_end) {
+  cmd.add_option("-b,--minbytes", f.begin,
+                 "smallest size as nccl-tests counts it (the total over ranks for allgather, reducescatter, alltoall, gather, "
+                 "scatter); K/M/G are powers of 2")
+      ->capture_default_str();
+  cmd.add_option("-e,--maxbytes", f.end, "largest size (default " + default_end + ")");
+  cmd.add_option_function<int>(
+         "-f,--stepfactor", [&f](int factor) { f.factor = factor, f.factor_given = true; },
+         "multiply the size by this factor each step (default 2)");
+  cmd.add_option("-i,--stepbytes", f.step_bytes, "add this many bytes each step instead (nccl-tests' -i; excludes -f)");
+}
+
+// The sizes of the sweep (`default_end` where -e is not given); a DiagError naming the flag when it is
+// ill-formed.
+inline std::vector<ByteCount> sweep_sizes(const SizeSweepFlags& f, const std::string& default_end) {
+  const std::string end = f.end.value_or(default_end);
+  const ByteCount b = size_flag("-b", f.begin), e = size_flag("-e", end);
+  if (b > e) fail_at("-b/-e", 0, fmt::format("-b {} exceeds -e {}", f.begin, end), "give -b <= -e");
+  if (f.factor < 2) fail_at("-f", 0, fmt::format("size factor {} is out of range", f.factor), "allowed: >= 2");
+  if (f.step_bytes.empty()) return size_sweep(b, e, static_cast<std::uint64_t>(f.factor));
+  if (f.factor_given) fail_at("-f/-i", 0, "both a step factor and step bytes given", "give -f or -i, not both");
+  const ByteCount step = size_flag("-i", f.step_bytes);
+  if ((e - b) / step >= kMaxSweepSizes)
+    fail_at("-i", 0, fmt::format("-b {} -e {} -i {} is more than {} sizes", f.begin, end, f.step_bytes, kMaxSweepSizes),
+            "give a larger -i or a narrower -b/-e");
+  return linear_size_sweep(b, e, step);
+}
+
 inline std::vector<ByteCount> sizes_from_flags(const std::string& begin, const std::string& end, int factor) {
-  const ByteCount b = size_flag("-b", begin), e = size_flag("-e", end);
-  if (b > e) fail_at("-b/-e", 0, fmt::format("-b {} exceeds -e {}", begin, end), "give -b <= -e");
-  if (factor < 2) fail_at("-f", 0, fmt::format("size factor {} is out of range", factor), "allowed: >= 2");
-  return size_sweep(b, e, static_cast<std::uint64_t>(factor));
+  return sweep_sizes(SizeSweepFlags{begin, end, factor, "", true}, end);
 }
 
 // One line on stderr when the largest size exceeds the memory of the topology's smallest GPU: nccl-tests'

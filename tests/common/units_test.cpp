@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
+
 namespace ccforge {
 namespace {
 
@@ -34,6 +36,15 @@ TEST(SizeSweep, IllFormedSweepsAreEmptyAndNeverLoop) {
   // Near the top of the range the next step would overflow: the sweep must stop, not wrap around.
   const ByteCount top = std::numeric_limits<ByteCount>::max();
   EXPECT_EQ(size_sweep(top / 2 + 1, top, 2).size(), 1u);
+}
+
+TEST(LinearSizeSweep, StepsLikeNcclTestsStepBytes) {
+  EXPECT_EQ(linear_size_sweep(1024, 4096, 1024), (std::vector<ByteCount>{1024, 2048, 3072, 4096}));
+  EXPECT_EQ(linear_size_sweep(1000, 2500, 1000), (std::vector<ByteCount>{1000, 2000}));
+  EXPECT_TRUE(linear_size_sweep(0, 1024, 8).empty());
+  EXPECT_TRUE(linear_size_sweep(8, 1024, 0).empty());
+  const ByteCount top = std::numeric_limits<ByteCount>::max();
+  EXPECT_EQ(linear_size_sweep(top - 1, top, top / 2).size(), 1u);
 }
 
 TEST(FormatSize, UsesTheLargestExactSuffix) {

@@ -15,6 +15,11 @@ struct Target {
   const Candidate* candidate = nullptr;  // null: the backend's baseline (NCCL)
 };
 
+// nccl-tests prints redop "none" for collectives that apply no reduction operator.
+bool applies_reduction(ir::Collective c) {
+  return c == ir::Collective::AllReduce || c == ir::Collective::ReduceScatter || c == ir::Collective::Reduce;
+}
+
 Measurement describe(const SweepOptions& o, const CallSpec& call, ByteCount size, const Target& t) {
   Measurement m;
   m.collective = ir::to_string(call.collective);
@@ -25,7 +30,7 @@ Measurement describe(const SweepOptions& o, const CallSpec& call, ByteCount size
   m.size_bytes = size;
   m.count = call.count;
   m.type = to_string(o.dtype);
-  m.redop = executor::to_string(o.op);
+  m.redop = applies_reduction(call.collective) ? executor::to_string(o.op) : "none";
   m.inplace = call.inplace;
   return m;
 }
@@ -79,9 +84,10 @@ bool in_band(const ir::Algorithm& a, const CallSpec& call) {
 
 SweepResult run_sweep(executor::Backend& backend, const std::vector<Candidate>& candidates, const SweepOptions& o,
                       const std::function<void(const Measurement&)>& on_run) {
-  const std::vector<ByteCount> sizes = size_sweep(o.min_bytes, o.max_bytes, static_cast<std::uint64_t>(o.step_factor));
+  const std::vector<ByteCount> sizes = o.step_bytes ? linear_size_sweep(o.min_bytes, o.max_bytes, o.step_bytes)
+                                                    : size_sweep(o.min_bytes, o.max_bytes, static_cast<std::uint64_t>(o.step_factor));
   if (sizes.empty())
-    throw DiagError(Diag{{"validate", 0}, "size sweep -b/-e/-f is empty or endless", "use -b > 0, -b <= -e and -f >= 2"});
+    throw DiagError(Diag{{"validate", 0}, "size sweep -b/-e/-f/-i is empty or endless", "use -b > 0, -b <= -e and -f >= 2 or -i > 0"});
   SweepResult result{backend.name(), o.nranks, {}, {}};
   const std::size_t elem = size_of(o.dtype);
   for (ir::Collective coll : collectives_of(candidates, o)) {
@@ -109,7 +115,6 @@ SweepResult run_sweep(executor::Backend& backend, const std::vector<Candidate>& 
           result.runs.push_back(std::move(m));
         }
       }
-      if (size > o.max_bytes / static_cast<ByteCount>(o.step_factor)) break;  // next step would overflow or pass -e
     }
   }
   return result;

@@ -90,6 +90,18 @@ inline std::vector<ByteCount> size_sweep(ByteCount min_bytes, ByteCount max_byte
   return sizes;
 }
 
+// nccl-tests' sweep with -i STEP (its -f left at 1): MIN, MIN+STEP, ... up to MAX inclusive. Empty when
+// ill-formed (MIN 0, MIN > MAX or STEP 0).
+inline std::vector<ByteCount> linear_size_sweep(ByteCount min_bytes, ByteCount max_bytes, ByteCount step) {
+  std::vector<ByteCount> sizes;
+  if (min_bytes == 0 || min_bytes > max_bytes || step == 0) return sizes;
+  for (ByteCount s = min_bytes; s <= max_bytes; s += step) {
+    sizes.push_back(s);
+    if (s > max_bytes - step) break;  // the next step would overflow or pass MAX
+  }
+  return sizes;
+}
+
 // "1K", "64M", "1G" when exact, plain bytes otherwise.
 inline std::string format_size(ByteCount bytes) {
   constexpr const char* kSuffix[] = {"", "K", "M", "G", "T"};

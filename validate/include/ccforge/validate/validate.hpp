@@ -48,6 +48,7 @@ struct SweepOptions {
   ByteCount min_bytes = 1024;               // -b, nccl-tests "size": the larger buffer of one rank
   ByteCount max_bytes = 1 << 20;            // -e
   int step_factor = 2;                      // -f
+  ByteCount step_bytes = 0;                 // -i: linear steps instead of -f when non-zero
   int iterations = 20;                      // -n
   int warmup = 5;                           // -w
   bool check = true;                        // -c
