@@ -60,8 +60,9 @@ void prove_at_scale(benchmark::State& state, const char* name) {
     benchmark::DoNotOptimize(ir::check(*g.algorithm).ok());
   }
 }
+// From 256 ranks rhd's halving step moves more than 71 chunks: screened before building (no proof).
 void BM_ProveRhdAllreduce(benchmark::State& state) { prove_at_scale(state, "rhd"); }
-BENCHMARK(BM_ProveRhdAllreduce)->RangeMultiplier(2)->Range(64, 256)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_ProveRhdAllreduce)->RangeMultiplier(2)->Range(32, 128)->Unit(benchmark::kMillisecond);
 void BM_ProveHierarchicalAllreduce(benchmark::State& state) { prove_at_scale(state, "hierarchical"); }
 BENCHMARK(BM_ProveHierarchicalAllreduce)->RangeMultiplier(2)->Range(64, 256)->Unit(benchmark::kMillisecond);
 void BM_ProveDbtreeAllreduce(benchmark::State& state) { prove_at_scale(state, "dbtree"); }
