@@ -105,8 +105,9 @@ void Program::emit(ir::AlgorithmBuilder& builder, const Layout& layout, const Op
 // Two limits the pieces decide before any tb exists, so that a large program the executor would refuse
 // is not built first (at 1024 ranks such builds took 7-45 s and 1-1.5 GB each): every piece becomes a
 // step with its count (the builder neither splits nor merges them; the checker's limit.count), and a
-// connection (src, dst, channel) is one tb on each side, so all its pieces are steps of that one tb
-// (the builder's steps-per-tb limit). Only certain refusals: local ops, whose tb the builder picks, are
+// connection (src, dst, channel) is one tb on each side (ir builder_plan: a connection joins at most one
+// fused pair; the checker's connection rule: one tb per peer, channel and direction), so all its pieces
+// are steps of that one tb (the builder's steps-per-tb limit). Only certain refusals: local ops, whose tb the builder picks, are
 // left to the builder.
 void Program::screen(const Layout& layout) const {
   const ir::Limits limits;
