@@ -19,16 +19,29 @@ const topo::Topology& ndv5() {
   return t;
 }
 
-// Every allreduce candidate on NDv5, built and proven: items/s = candidates per second.
-void BM_EnumerateAllreduceCandidates(benchmark::State& state) {
+const topo::Topology& ndv5_x16() {
+  static const topo::Topology t = topo::load_topology(std::string(CCFORGE_SOURCE_DIR) + "/data/topologies/ndv5-x16.xml");
+  return t;
+}
+
+// The tune's sizes (1 KB-1 GB x2) as simulator calls.
+std::vector<sim::CallSpec> tune_calls() {
+  std::vector<sim::CallSpec> calls;
+  for (ByteCount b = 1024; b <= (ByteCount{1} << 30); b *= 2) calls.push_back({b, DataType::Half});
+  return calls;
+}
+
+// Every allreduce candidate on `topo`, built and proven: items/s = candidates per second.
+void enumerate_allreduce(benchmark::State& state, const topo::Topology& topo) {
   std::size_t made = 0;
   for (auto _ : state) {
-    const auto set = search::enumerate_candidates(ndv5(), ir::Collective::AllReduce);
+    const auto set = search::enumerate_candidates(topo, ir::Collective::AllReduce);
     made += set.accepted.size() + set.rejected.size();
     benchmark::DoNotOptimize(set);
   }
   state.SetItemsProcessed(static_cast<std::int64_t>(made));
 }
+void BM_EnumerateAllreduceCandidates(benchmark::State& state) { enumerate_allreduce(state, ndv5()); }
 BENCHMARK(BM_EnumerateAllreduceCandidates)->Unit(benchmark::kMillisecond);
 
 // One allreduce candidate of generator `name` on `ranks` ranks (8 per node), generated then proven by
@@ -47,12 +60,28 @@ void prove_at_scale(benchmark::State& state, const char* name) {
     benchmark::DoNotOptimize(ir::check(*g.algorithm).ok());
   }
 }
+// From 256 ranks rhd's halving step moves more than 71 chunks: screened before building (no proof).
 void BM_ProveRhdAllreduce(benchmark::State& state) { prove_at_scale(state, "rhd"); }
-BENCHMARK(BM_ProveRhdAllreduce)->RangeMultiplier(2)->Range(64, 256)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_ProveRhdAllreduce)->RangeMultiplier(2)->Range(32, 128)->Unit(benchmark::kMillisecond);
 void BM_ProveHierarchicalAllreduce(benchmark::State& state) { prove_at_scale(state, "hierarchical"); }
 BENCHMARK(BM_ProveHierarchicalAllreduce)->RangeMultiplier(2)->Range(64, 256)->Unit(benchmark::kMillisecond);
 void BM_ProveDbtreeAllreduce(benchmark::State& state) { prove_at_scale(state, "dbtree"); }
 BENCHMARK(BM_ProveDbtreeAllreduce)->RangeMultiplier(2)->Range(64, 256)->Unit(benchmark::kMillisecond);
+
+// The tune's candidates phase on 128 GPUs (real time: the points are built on every core).
+void BM_X16AllreduceCandidates(benchmark::State& state) { enumerate_allreduce(state, ndv5_x16()); }
+BENCHMARK(BM_X16AllreduceCandidates)->Unit(benchmark::kMillisecond)->Iterations(1)->UseRealTime();
+
+// The tune's floors phase on 128 GPUs: sim::time_floors of every accepted ndv5-x16 allreduce candidate
+// at every tune size; items/s = candidates per second.
+void BM_X16AllreduceFloors(benchmark::State& state) {
+  static const search::CandidateSet set = search::enumerate_candidates(ndv5_x16(), ir::Collective::AllReduce);
+  const std::vector<sim::CallSpec> calls = tune_calls();
+  for (auto _ : state)
+    for (const search::Candidate& c : set.accepted) benchmark::DoNotOptimize(sim::time_floors(ndv5_x16(), c.algorithm, calls, {}));
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * set.accepted.size()));
+}
+BENCHMARK(BM_X16AllreduceFloors)->Unit(benchmark::kMillisecond)->Iterations(1);
 
 // Items/s = candidate evaluations per second: (candidate or NCCL, size) pairs decided, by simulation or
 // by pruning on floors, the number the full-tune targets scale with. Counters split the two, and give

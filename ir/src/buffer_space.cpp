@@ -13,6 +13,11 @@ BufferSpace::BufferSpace(const Algorithm& algo, bool inplace)
   }
 }
 
+int BufferSpace::chunks(int rank) const {
+  const GpuProgram& gpu = algo_.gpus[static_cast<std::size_t>(rank)];
+  return gpu.input_chunks + gpu.output_chunks + gpu.scratch_chunks;
+}
+
 int BufferSpace::locate(int rank, BufferKind buf, int index) const {
   const GpuProgram& gpu = algo_.gpus[static_cast<std::size_t>(rank)];
   const Chunk c = physical_chunk(aliasing_, rank, counts(rank), {buf, index});

@@ -14,6 +14,10 @@ class BufferSpace {
   BufferSpace(const Algorithm& algo, bool inplace);
 
   int size() const { return total_; }
+  int ranks() const { return static_cast<int>(base_.size()); }
+  // A rank's chunks are the dense indices [first(rank), first(rank) + chunks(rank)).
+  int first(int rank) const { return base_[static_cast<std::size_t>(rank)]; }
+  int chunks(int rank) const;
   const LogicalCounts& counts(int rank) const { return counts_[static_cast<std::size_t>(rank)]; }
   // Dense index of the memory that (buf, index) names on `rank`, or -1 when aliasing puts it outside
   // the rank's declared buffers.

@@ -2,7 +2,9 @@
 // order gives the same result once races are excluded), tracking for every chunk the multiset of
 // input contributions it holds, then compare each output chunk with what the collective requires.
 #include <algorithm>
+#include <cstdint>
 #include <iterator>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -109,14 +111,24 @@ void check_postcondition(const Algorithm& algo, const StepGraph& graph, bool inp
   const SymbolicRun run(graph, space, codec, algo.ngpus);
   constexpr int kMaxReported = 20;
   int reported = 0;
+  // Copies share their terms and ranks share expectations, so each distinct (held, expected) pair of
+  // multisets is compared once.
+  std::map<std::pair<std::uintptr_t, std::uintptr_t>, bool> equal;
+  const auto holds = [&](const Value& v, const Expectation& e) {
+    if (v.undefined) return false;
+    if (v.terms == e.terms) return true;
+    const auto [it, fresh] = equal.try_emplace({reinterpret_cast<std::uintptr_t>(v.terms.get()), reinterpret_cast<std::uintptr_t>(e.terms.get())}, false);
+    if (fresh) it->second = *v.terms == *e.terms;
+    return it->second;
+  };
   for (const Expectation& e : expected.chunks) {
     const int loc = space.logical_output(e.rank, e.output_chunk);
     if (loc < 0) continue;
     const Value& v = run.value(loc);
-    if (!v.undefined && *v.terms == e.terms) continue;
+    if (holds(v, e)) continue;
     const std::string what = (inplace ? "in-place " : "") + std::string("output chunk ") + std::to_string(e.output_chunk) + " of rank " + std::to_string(e.rank) + " ";
     const int w = run.writer(loc);
-    const std::string why = w < 0 ? "is never written" : (v.undefined ? "holds uninitialised data" : difference(*v.terms, e.terms, codec));
+    const std::string why = w < 0 ? "is never written" : (v.undefined ? "holds uninitialised data" : difference(*v.terms, *e.terms, codec));
     if (w < 0) sink.add("postcondition", e.rank, -1, -1, what + why);
     else sink.add("postcondition", graph.ref(w), what + why + " after this step");
     if (++reported == kMaxReported) return;

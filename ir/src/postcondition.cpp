@@ -1,6 +1,7 @@
 #include "postcondition.hpp"
 
 #include <algorithm>
+#include <unordered_map>
 
 namespace ccforge::ir {
 
@@ -22,14 +23,18 @@ class Builder {
   int in(int r) const { return space_.counts(r).input; }
   int out(int r) const { return space_.counts(r).output; }
 
-  void expect(int rank, int chunk, std::vector<Term> terms) {
-    std::sort(terms.begin(), terms.end());
-    result.chunks.push_back({rank, chunk, std::move(terms)});
+  void expect(int rank, int chunk, Term term) {
+    result.chunks.push_back({rank, chunk, std::make_shared<const std::vector<Term>>(1, term)});
   }
-  std::vector<Term> from_all(int chunk) const {
-    std::vector<Term> t;
-    for (int q = 0; q < n_; ++q) t.push_back(codec_.encode(q, chunk));
-    return t;
+  // Every rank's input chunk `chunk`, made once per chunk and shared by every rank that expects it.
+  void expect_from_all(int rank, int chunk, int input_chunk) {
+    SharedTerms& terms = from_all_[input_chunk];
+    if (!terms) {
+      std::vector<Term> t;
+      for (int q = 0; q < n_; ++q) t.push_back(codec_.encode(q, input_chunk));  // ascending in q: sorted
+      terms = std::make_shared<const std::vector<Term>>(std::move(t));
+    }
+    result.chunks.push_back({rank, chunk, terms});
   }
   bool require(bool ok, const std::string& problem) {
     if (!ok && !result.shape_problem) result.shape_problem = problem;
@@ -54,7 +59,7 @@ class Builder {
   void allreduce() {
     if (!uniform_input(in(0)) || !outputs_match_input(n_)) return;
     for (int r = 0; r < n_; ++r)
-      for (int k = 0; k < out(r); ++k) expect(r, k, from_all(k));
+      for (int k = 0; k < out(r); ++k) expect_from_all(r, k, k);
   }
   void allgather(bool root_only) {
     const int c = in(0);
@@ -62,14 +67,14 @@ class Builder {
     for (int r = 0; r < (root_only ? 1 : n_); ++r) {
       if (!require(out(r) == n_ * c, "rank " + std::to_string(r) + " has " + std::to_string(out(r)) + " output chunks, not ngpus x " + std::to_string(c))) return;
       for (int q = 0; q < n_; ++q)
-        for (int j = 0; j < c; ++j) expect(r, q * c + j, {codec_.encode(q, j)});
+        for (int j = 0; j < c; ++j) expect(r, q * c + j, codec_.encode(q, j));
     }
   }
   void reducescatter() {
     for (int r = 0; r < n_; ++r) {
       const int c = out(r);
       if (!require(c > 0, "rank " + std::to_string(r) + " has no output chunks") || !uniform_input(n_ * c)) return;
-      for (int j = 0; j < c; ++j) expect(r, j, from_all(r * c + j));
+      for (int j = 0; j < c; ++j) expect_from_all(r, j, r * c + j);
     }
   }
   void alltoall() {
@@ -78,23 +83,23 @@ class Builder {
     for (int r = 0; r < n_; ++r) {
       if (!require(out(r) == n_ * c, "rank " + std::to_string(r) + " output chunks differ from input chunks")) return;
       for (int q = 0; q < n_; ++q)
-        for (int j = 0; j < c; ++j) expect(r, q * c + j, {codec_.encode(q, r * c + j)});
+        for (int j = 0; j < c; ++j) expect(r, q * c + j, codec_.encode(q, r * c + j));
     }
   }
   void broadcast() {
     if (!outputs_match_input(n_)) return;
     for (int r = 0; r < n_; ++r)
-      for (int k = 0; k < out(r); ++k) expect(r, k, {codec_.encode(0, k)});
+      for (int k = 0; k < out(r); ++k) expect(r, k, codec_.encode(0, k));
   }
   void reduce() {
     if (!uniform_input(in(0)) || !outputs_match_input(1)) return;
-    for (int k = 0; k < out(0); ++k) expect(0, k, from_all(k));
+    for (int k = 0; k < out(0); ++k) expect_from_all(0, k, k);
   }
   void scatter() {
     for (int r = 0; r < n_; ++r) {
       const int c = out(r);
       if (!require(c > 0, "rank " + std::to_string(r) + " has no output chunks") || !require(in(0) >= n_ * c, "root has fewer than ngpus x " + std::to_string(c) + " input chunks")) return;
-      for (int j = 0; j < c; ++j) expect(r, j, {codec_.encode(0, r * c + j)});
+      for (int j = 0; j < c; ++j) expect(r, j, codec_.encode(0, r * c + j));
     }
   }
 
@@ -104,6 +109,7 @@ class Builder {
   int n_;
   const BufferSpace& space_;
   const TermCodec& codec_;
+  std::unordered_map<int, SharedTerms> from_all_;  // by input chunk
 };
 
 }  // namespace

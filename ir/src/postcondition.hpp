@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -13,11 +14,14 @@
 namespace ccforge::ir {
 
 using Term = std::uint64_t;  // rank * stride + logical input chunk
+// A sorted multiset of terms, immutable and shared: every rank of an allreduce expects the same
+// multiset in output chunk k, so it is made once per chunk, not once per rank (ranks^3 terms at 1024).
+using SharedTerms = std::shared_ptr<const std::vector<Term>>;
 
 struct Expectation {
   int rank;
   int output_chunk;
-  std::vector<Term> terms;  // sorted
+  SharedTerms terms;
 };
 
 struct ExpectedOutputs {

@@ -1,8 +1,12 @@
 #include "program.hpp"
 
 #include <algorithm>
+#include <map>
+#include <tuple>
 
 #include <fmt/core.h>
+
+#include "ccforge/common/diag.hpp"
 
 namespace ccforge::search {
 
@@ -15,6 +19,10 @@ bool buffer_is_per_rank(ir::Collective coll, ir::BufferKind buf) {
   if (buf == ir::BufferKind::Input) return coll == C::ReduceScatter || coll == C::AllToAll || coll == C::Scatter;
   if (buf == ir::BufferKind::Output) return coll == C::AllGather || coll == C::AllToAll || coll == C::Gather;
   return false;
+}
+
+[[noreturn]] void fail_screened(const std::string& name, std::string problem, std::string fix) {
+  throw DiagError(Diag{{"screen " + name, 0}, std::move(problem), std::move(fix)});
 }
 
 }  // namespace
@@ -60,7 +68,8 @@ Program::Layout Program::layout() const {
 
 // Instance i owns the i-th copy of every block: chunk b*B+k maps to b*B*I + i*B + k. A run that crosses
 // a block boundary is split so that each piece stays contiguous.
-void Program::emit(ir::AlgorithmBuilder& builder, const Layout& layout, const Op& op, int instance) const {
+template <typename Piece>
+void Program::for_each_piece(const Layout& layout, const Op& op, int instance, Piece&& piece) const {
   const int instances = req_.instances;
   const int channel = op.channel < 0 ? -1 : op.channel + instance * layout.channels;
   int done = 0;
@@ -77,22 +86,56 @@ void Program::emit(ir::AlgorithmBuilder& builder, const Layout& layout, const Op
     auto [dst, dst_left] = map(op.dst);
     const int n = std::min({op.src.count - done, src_left, dst_left});
     src.count = dst.count = n;
+    piece(src, dst, channel);
+    done += n;
+  }
+}
+
+void Program::emit(ir::AlgorithmBuilder& builder, const Layout& layout, const Op& op, int instance) const {
+  for_each_piece(layout, op, instance, [&](const ir::ChunkRef& src, const ir::ChunkRef& dst, int channel) {
     switch (op.kind) {
       case Kind::Copy: builder.copy(src, dst, channel); break;
       case Kind::Reduce: builder.reduce(src, dst, channel); break;
       case Kind::Send: builder.send(src, dst, channel); break;
       case Kind::SendReduce: builder.send_reduce(src, dst, channel); break;
     }
-    done += n;
-  }
+  });
+}
+
+// Two limits the pieces decide before any tb exists, so that a large program the executor would refuse
+// is not built first (at 1024 ranks such builds took 7-45 s and 1-1.5 GB each): every piece becomes a
+// step with its count (the builder neither splits nor merges them; the checker's limit.count), and a
+// connection (src, dst, channel) is one tb on each side (ir builder_plan: a connection joins at most one
+// fused pair; the checker's connection rule: one tb per peer, channel and direction), so all its pieces
+// are steps of that one tb (the builder's steps-per-tb limit). Only certain refusals: local ops, whose tb the builder picks, are
+// left to the builder.
+void Program::screen(const Layout& layout) const {
+  const ir::Limits limits;
+  std::map<std::tuple<int, int, int>, int> pieces;  // per connection (src, dst, channel)
+  for (int i = 0; i < req_.instances; ++i)
+    for (const Op& op : ops_)
+      for_each_piece(layout, op, i, [&](const ir::ChunkRef& src, const ir::ChunkRef& dst, int channel) {
+        if (src.count > limits.max_count)
+          fail_screened(spec_.name, fmt::format("rank {} moves {} chunks in one step, more than MSCCL_MAX_COUNT-1={}", src.rank, src.count,
+                                    limits.max_count),
+                        "use smaller chunk runs");
+        if (op.kind != Kind::Send && op.kind != Kind::SendReduce) return;
+        const int n = ++pieces[{src.rank, dst.rank, channel}];
+        if (n > limits.max_steps_per_tb)
+          fail_screened(spec_.name, fmt::format("rank {} sends more than {} pieces to rank {} on channel {}, each a step of the one tb of that "
+                                    "connection, more than MSCCL_MAX_NUM_STEPS={}",
+                                    src.rank, limits.max_steps_per_tb, dst.rank, channel, limits.max_steps_per_tb),
+                        "spread the transfers over more channels or use larger chunk runs");
+      });
 }
 
 ir::Algorithm Program::materialize() const {
   ir::BuilderSpec spec = spec_;
   spec.input_chunks *= req_.instances;
   spec.output_chunks *= req_.instances;
-  ir::AlgorithmBuilder builder(spec);
   const Layout facts = layout();
+  screen(facts);
+  ir::AlgorithmBuilder builder(spec);
   // Instance-major order keeps each instance's program order intact on its own channels.
   for (int i = 0; i < req_.instances; ++i) {
     for (const Op& op : ops_) emit(builder, facts, op, i);

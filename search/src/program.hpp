@@ -46,7 +46,12 @@ class Program {
     int block_size(ir::BufferKind buf) const;
   };
   Layout layout() const;
+  // Calls piece(src, dst, channel) for each contiguous piece `op` becomes in `instance`.
+  template <typename Piece>
+  void for_each_piece(const Layout& layout, const Op& op, int instance, Piece&& piece) const;
   void emit(ir::AlgorithmBuilder& builder, const Layout& layout, const Op& op, int instance) const;
+  // Throws the builder's kind of DiagError when the pieces alone break an executor limit.
+  void screen(const Layout& layout) const;
 
   GenRequest req_;
   ir::BuilderSpec spec_;

@@ -1,5 +1,6 @@
 // Every generator x every collective it lists x ranks 2..16 x protocols x small parameter grid either
 // declines with a reason or produces an algorithm that the ir checker proves correct.
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -128,6 +129,23 @@ TEST(SearchSupport, BuilderLimitsBecomeReasonsNotCrashes) {
   const Generated g = try_generate(*find_generator("ring"), req);
   EXPECT_FALSE(g.algorithm);
   EXPECT_FALSE(g.why_not.empty());
+}
+
+// At 1024 ranks the halving step of rhd allreduce moves 512 chunks and hierarchical reduce-scatter
+// sends 128 pieces per peer on one connection: refused from the pieces, before the builder spends
+// seconds and gigabytes on programs the executor cannot load.
+TEST(SearchSupport, PiecesOverTheExecutorLimitsAreRefusedBeforeBuilding) {
+  GenRequest req;
+  req.ngpus = 1024;
+  req.gpus_per_node = 8;
+  const Generated rhd = try_generate(*find_generator("rhd"), req);
+  EXPECT_FALSE(rhd.algorithm);
+  EXPECT_THAT(rhd.why_not, ::testing::AllOf(::testing::StartsWith("screen rhd_c1_i1_k1_Simple"),
+                                            ::testing::HasSubstr("512 chunks in one step, more than MSCCL_MAX_COUNT-1=71")));
+  req.collective = ir::Collective::ReduceScatter;
+  const Generated hier = try_generate(*find_generator("hierarchical"), req);
+  EXPECT_FALSE(hier.algorithm);
+  EXPECT_THAT(hier.why_not, ::testing::HasSubstr("more than MSCCL_MAX_NUM_STEPS=64"));
 }
 
 TEST(SearchSupport, RingOrdersMustBePermutations) {
