@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include "diag_message.hpp"
+
 #include <string>
 #include <vector>
 
@@ -12,21 +14,13 @@ namespace ccforge::topo {
 namespace {
 
 using testing::bundled;
+using ccforge::testing::diag_message;
 
 Topology changed(const Topology& t, const std::vector<std::string>& fail, const std::vector<std::string>& degrade = {}) {
   std::vector<TopologyChange> changes;
   for (const auto& f : fail) changes.push_back(parse_failure(f));
   for (const auto& d : degrade) changes.push_back(parse_degradation(d));
   return t.with_changes(changes);
-}
-
-std::string error_of(auto&& run) {
-  try {
-    run();
-  } catch (const DiagError& e) {
-    return e.what();
-  }
-  return "no error";
 }
 
 bool touches(const Topology& t, const Route& r, const std::string& vertex) {
@@ -110,27 +104,27 @@ TEST(WhatIf, DegradedNicPortSlowsTheNicAndRoutesGoAroundIt) {
 
 TEST(WhatIf, UnknownNamesListTheValidOnes) {
   const Topology t = load_topology(bundled("ndv5-x2.xml"));
-  const std::string nic = error_of([&] { changed(t, {"nic:n0/mlx5_9"}); });
+  const std::string nic = diag_message([&] { changed(t, {"nic:n0/mlx5_9"}); });
   EXPECT_TRUE(nic.starts_with("--fail: 'nic:n0/mlx5_9': ndv5-x2 has no such NIC (NICs: n0/mlx5_0, n0/mlx5_1, n0/mlx5_2, ")) << nic;
   EXPECT_TRUE(nic.ends_with(", n1/mlx5_6, n1/mlx5_7)")) << nic;
   // Longer lists stop after 16 names and say how many there are.
   const Topology x16 = load_topology(bundled("ndv5-x16.xml"));
-  EXPECT_TRUE(error_of([&] { changed(x16, {"nic:n0/mlx5_9"}); }).ends_with(", n1/mlx5_7, ... (128 in all))"));
-  EXPECT_NE(error_of([&] { changed(t, {"link:n0/mlx5_0-leaf1"}); }).find("has no such link (failed already, or never there) (links of n0/mlx5_0: "),
+  EXPECT_TRUE(diag_message([&] { changed(x16, {"nic:n0/mlx5_9"}); }).ends_with(", n1/mlx5_7, ... (128 in all))"));
+  EXPECT_NE(diag_message([&] { changed(t, {"link:n0/mlx5_0-leaf1"}); }).find("has no such link (failed already, or never there) (links of n0/mlx5_0: "),
             std::string::npos);
-  EXPECT_NE(error_of([&] { changed(t, {}, {"link:foo-bar=0.5"}); }).find("--degrade: 'link:foo-bar=0.5': ndv5-x2 has no vertex of that name"),
+  EXPECT_NE(diag_message([&] { changed(t, {}, {"link:foo-bar=0.5"}); }).find("--degrade: 'link:foo-bar=0.5': ndv5-x2 has no vertex of that name"),
             std::string::npos);
   // A cable failed once is gone: failing or degrading it again names it as missing.
-  EXPECT_NE(error_of([&] { changed(t, {"link:n0/mlx5_0-leaf0"}, {"link:n0/mlx5_0-leaf0=0.5"}); }).find("has no such link"), std::string::npos);
+  EXPECT_NE(diag_message([&] { changed(t, {"link:n0/mlx5_0-leaf0"}, {"link:n0/mlx5_0-leaf0=0.5"}); }).find("has no such link"), std::string::npos);
 }
 
 TEST(WhatIf, MalformedChangesNameTheFlagAndTheForm) {
-  EXPECT_EQ(error_of([] { parse_failure("gpu:0"); }), "--fail: 'gpu:0': neither a NIC nor a link (use nic:NODE/NAME or link:A-B)");
-  EXPECT_EQ(error_of([] { parse_failure("link:leaf0"); }), "--fail: 'link:leaf0': a link names its two ends (use nic:NODE/NAME or link:A-B)");
-  EXPECT_EQ(error_of([] { parse_degradation("link:a-b"); }),
+  EXPECT_EQ(diag_message([] { parse_failure("gpu:0"); }), "--fail: 'gpu:0': neither a NIC nor a link (use nic:NODE/NAME or link:A-B)");
+  EXPECT_EQ(diag_message([] { parse_failure("link:leaf0"); }), "--fail: 'link:leaf0': a link names its two ends (use nic:NODE/NAME or link:A-B)");
+  EXPECT_EQ(diag_message([] { parse_degradation("link:a-b"); }),
             "--degrade: 'link:a-b': no fraction (use link:A-B=FRACTION, e.g. link:n0/mlx5_0-leaf0=0.5)");
   for (const char* bad : {"0", "1.5", "-0.5", "nan", "inf", "half", ""}) {
-    const std::string message = error_of([&] { parse_degradation(std::string("link:a-b=") + bad); });
+    const std::string message = diag_message([&] { parse_degradation(std::string("link:a-b=") + bad); });
     EXPECT_NE(message.find("allowed: > 0 and <= 1"), std::string::npos) << bad << ": " << message;
   }
   EXPECT_DOUBLE_EQ(parse_degradation("link:a-b=0.25").fraction, 0.25);
@@ -140,7 +134,7 @@ TEST(WhatIf, CuttingAGpuOffIsAnError) {
   const Topology t = load_topology(bundled("ndv5-x2.xml"));
   std::vector<std::string> node1;
   for (int i = 0; i < 8; ++i) node1.push_back("nic:n1/mlx5_" + std::to_string(i));
-  EXPECT_NE(error_of([&] { changed(t, node1); }).find("GPU rank 8 (n1/0001:00:00.0) is cut off from GPU rank 0 (no collective can run"),
+  EXPECT_NE(diag_message([&] { changed(t, node1); }).find("GPU rank 8 (n1/0001:00:00.0) is cut off from GPU rank 0 (no collective can run"),
             std::string::npos);
 }
 

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include "diag_message.hpp"
+
 #include <string>
 
 #include "ccforge/common/diag.hpp"
@@ -11,21 +13,13 @@
 
 namespace ccforge::validate {
 namespace {
+using ccforge::testing::diag_message;
 
 constexpr const char* kHeader =
     "collective,size_bytes,nccl_us,best_us,speedup,algorithm,protocol,lower_bound_pct,lower_bound_us,nccl_algorithm,nccl_channels,"
     "expected_error_pct\n";
 
 TimedTable selection(const std::string& rows) { return parse_selection_csv(kHeader + rows, "t.csv"); }
-
-std::string error_of(auto&& run) {
-  try {
-    run();
-  } catch (const DiagError& e) {
-    return e.what();
-  }
-  return "no error";
-}
 
 const TimedTable kBefore = selection(
     "allreduce,1024,14.0,7.5,1.9,direct_LL,LL,75.0,5.6,ring/LL,1,6.7\n"
@@ -91,27 +85,27 @@ TEST(Compare, SimCsvSkipsCommentsAndFindsColumnsByName) {
 
 TEST(Compare, MalformedInputIsOneLineAtItsLine) {
   const std::string header = "size_bytes,count,dtype,time_us,algbw_gbs,busbw_gbs,algorithm\n";
-  EXPECT_EQ(error_of([&] { parse_sim_csv(header + "1024,512,half,-1,1,1,x\n", "s.csv"); }),
+  EXPECT_EQ(diag_message([&] { parse_sim_csv(header + "1024,512,half,-1,1,1,x\n", "s.csv"); }),
             "s.csv:2: time_us '-1' is not a time (a finite number of microseconds >= 0)");
-  EXPECT_EQ(error_of([&] { parse_sim_csv(header + "1024,512,half,nan,1,1,x\n", "s.csv"); }),
+  EXPECT_EQ(diag_message([&] { parse_sim_csv(header + "1024,512,half,nan,1,1,x\n", "s.csv"); }),
             "s.csv:2: time_us 'nan' is not a time (a finite number of microseconds >= 0)");
-  EXPECT_EQ(error_of([&] { parse_sim_csv(header + "1K,512,half,1,1,1,x\n", "s.csv"); }),
+  EXPECT_EQ(diag_message([&] { parse_sim_csv(header + "1K,512,half,1,1,1,x\n", "s.csv"); }),
             "s.csv:2: size_bytes '1K' is not a size (a whole number of bytes > 0)");
-  EXPECT_TRUE(error_of([&] { parse_sim_csv(header + "1024,512,half,1,1,1\n", "s.csv"); }).starts_with("s.csv:2: 6 fields where the header has 7 ("));
-  EXPECT_EQ(error_of([&] { parse_sim_csv(header + "1024,512,half,1,1,1,x\n1024,512,half,2,1,1,x\n", "s.csv"); }),
+  EXPECT_TRUE(diag_message([&] { parse_sim_csv(header + "1024,512,half,1,1,1\n", "s.csv"); }).starts_with("s.csv:2: 6 fields where the header has 7 ("));
+  EXPECT_EQ(diag_message([&] { parse_sim_csv(header + "1024,512,half,1,1,1,x\n1024,512,half,2,1,1,x\n", "s.csv"); }),
             "s.csv:3: size 1024 appears twice (keep one row per collective and size)");
-  EXPECT_TRUE(error_of([&] { parse_sim_csv("a,b\n", "s.csv"); }).starts_with("s.csv:1: not a sim CSV header"));
-  EXPECT_TRUE(error_of([&] { parse_sim_csv("", "s.csv"); }).starts_with("s.csv: no header and no rows ("));
-  EXPECT_EQ(error_of([&] { selection("allreduce,1024,14.0,,,NCCL,LL,,,ring/LL,1,\n"); }),
+  EXPECT_TRUE(diag_message([&] { parse_sim_csv("a,b\n", "s.csv"); }).starts_with("s.csv:1: not a sim CSV header"));
+  EXPECT_TRUE(diag_message([&] { parse_sim_csv("", "s.csv"); }).starts_with("s.csv: no header and no rows ("));
+  EXPECT_EQ(diag_message([&] { selection("allreduce,1024,14.0,,,NCCL,LL,,,ring/LL,1,\n"); }),
             "t.csv:2: best_us is empty (compare tables whose every row has a time)");
 }
 
 TEST(Compare, IncomparableTablesAreErrors) {
   const TimedTable sim = parse_sim_csv("size_bytes,time_us,algorithm\n1024,5,x\n", "s.csv");
-  EXPECT_EQ(error_of([&] { compare_tables(kBefore, sim); }),
+  EXPECT_EQ(diag_message([&] { compare_tables(kBefore, sim); }),
             "s.csv: is a sim CSV but t.csv is a selection table (tune or validate output) (compare two of the same kind)");
   const TimedTable other = selection("alltoall,1024,14.0,7.5,1.9,direct_LL,LL,75.0,5.6,ring/LL,1,6.7\n");
-  EXPECT_EQ(error_of([&] { compare_tables(kBefore, other); }),
+  EXPECT_EQ(diag_message([&] { compare_tables(kBefore, other); }),
             "t.csv: has no collective and size in common with t.csv (compare tables of the same collectives and sizes)");
 }
 
@@ -123,7 +117,7 @@ TEST(Compare, ReadsFoldersAndFiles) {
   const TimedTable tune = read_timed_table(std::string(CCFORGE_SOURCE_DIR) + "/tests/data/selection/tune_ndv5.csv");
   EXPECT_EQ(tune.kind, TableKind::Selection);
   EXPECT_EQ(tune.points.size(), 7u);
-  EXPECT_NE(error_of([&] { read_timed_table(dir); }).find("no selection.csv in this folder"), std::string::npos);
+  EXPECT_NE(diag_message([&] { read_timed_table(dir); }).find("no selection.csv in this folder"), std::string::npos);
 }
 
 }  // namespace
