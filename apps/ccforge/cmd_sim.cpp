@@ -135,7 +135,7 @@ void run(const SimFlags& f) {
   topo::LoadOptions options = f.profile.empty() ? topo::LoadOptions{} : sim::apply_profile(f.profile, params);
   apply_run_conditions(f.conditions, params);
   options.machine = machine_description(f.topo);
-  const topo::Topology topo = topo::load_topology(topo_file, options);
+  const topo::Topology topo = load_topology(f.topo, topo_file, options);
   warn_sizes_beyond_gpu_memory(topo, sizes);
   const auto request = sim::parse_nccl_request(f.algo);
   std::optional<ir::Algorithm> algo;
@@ -198,6 +198,7 @@ void add_sim_command(CLI::App& app) {
       app.add_subcommand("sim", "simulate a collective (NCCL's choice or an MSCCL XML algorithm) on a topology");
   cmd->add_option("--topo", flags->topo.file, "topology file (NCCL XML or ccforge node/cluster file; default: $NCCL_TOPO_FILE)");
   add_machine_flags(*cmd, flags->topo);
+  add_what_if_flags(*cmd, flags->topo);
   cmd->add_option("--coll", flags->coll,
                   "collective: allreduce, allgather, reducescatter, alltoall, broadcast, reduce, ...");
   cmd->add_option("--algo", flags->algo,

@@ -27,6 +27,7 @@ struct TopoFlags {
 void add_input_flags(CLI::App& cmd, TopoFlags& f) {
   cmd.add_option("file", f.input.file, "NCCL topology XML, ccforge <node> file or ccforge <cluster> file (default: $NCCL_TOPO_FILE)");
   add_machine_flags(cmd, f.input);
+  add_what_if_flags(cmd, f.input);
   cmd.add_option("--profile", f.profile, "profile file overriding link.* model parameters");
 }
 
@@ -120,7 +121,7 @@ nlohmann::json to_json(const topo::TopologySummary& s) {
 }
 
 void run_check(const TopoFlags& f) {
-  const topo::Topology t = topo::load_topology(topology_file(f.input, kFileUsage), load_options(f));
+  const topo::Topology t = load_topology(f.input, topology_file(f.input, kFileUsage), load_options(f));
   int nics = 0;
   for (const auto& v : t.vertices()) nics += v.kind == topo::VertexKind::Nic;
   fmt::print("ok: {}: {} GPUs in {} node(s), {} NICs{}, every GPU reaches GPU 0\n", t.source_file(), t.num_gpus(), t.num_nodes(), nics,
@@ -142,7 +143,9 @@ void add_topo_command(CLI::App& app) {
   show->callback([flags] {
     const std::string file = topology_file(flags->input, kFileUsage);
     if (!flags->write.empty()) check_output_path(flags->write, OutputKind::File, "--write");
-    const topo::TopologySummary s = topo::summarize(topo::load_topology(file, load_options(*flags)));
+    if (!flags->write.empty() && (!flags->input.fail.empty() || !flags->input.degrade.empty()))
+      fail_at("--write", 0, "saves the file's topology, not what-if changes", "drop --fail/--degrade, or --write");
+    const topo::TopologySummary s = topo::summarize(load_topology(flags->input, file, load_options(*flags)));
     if (!flags->write.empty()) topo::write_completed_topology(file, machine_description(flags->input), flags->write);
     if (flags->json) {
       fmt::print("{}\n", to_json(s).dump(2));

@@ -116,7 +116,7 @@ void run_tune(const TuneFlags& f) {
   topo::LoadOptions load = f.profile.empty() ? topo::LoadOptions{} : sim::apply_profile(f.profile, params);
   apply_run_conditions(f.conditions, params);
   load.machine = machine_description(f.topo);
-  const topo::Topology topology = topo::load_topology(topo_file, load);
+  const topo::Topology topology = load_topology(f.topo, topo_file, load);
   warn_sizes_beyond_gpu_memory(topology, options.sizes);
   const search::TuneResult result = [&] {
     TuneProgressLog progress;  // ends (its last line too) before the summary prints
@@ -146,6 +146,7 @@ void add_tune_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand("tune", "find the fastest algorithm per collective and size band, export MSCCL XML");
   cmd->add_option("--topo", flags->topo.file, "topology file (NCCL topology XML or ccforge cluster file; default: $NCCL_TOPO_FILE)");
   add_machine_flags(*cmd, flags->topo);
+  add_what_if_flags(*cmd, flags->topo);
   cmd->add_option("--coll", flags->coll, "all, or a comma list: allreduce,allgather,reducescatter,alltoall,...")->capture_default_str();
   add_size_sweep_flags(*cmd, flags->sizes, "1G");
   cmd->add_option("--out", flags->out, "output directory")->capture_default_str();

@@ -12,5 +12,6 @@ void add_sim_command(CLI::App& app);
 void add_validate_command(CLI::App& app);
 void add_ir_command(CLI::App& app);
 void add_calibrate_command(CLI::App& app);
+void add_compare_command(CLI::App& app);
 
 }  // namespace ccforge::cli

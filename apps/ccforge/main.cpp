@@ -25,6 +25,7 @@ int main(int argc, char** argv) {
   ccforge::cli::add_validate_command(app);
   ccforge::cli::add_ir_command(app);
   ccforge::cli::add_calibrate_command(app);
+  ccforge::cli::add_compare_command(app);
 
   try {
     app.parse(argc, argv);

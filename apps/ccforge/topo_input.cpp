@@ -18,6 +18,22 @@ void add_machine_flags(CLI::App& cmd, TopoInput& input) {
       ->check(finite_range(0, topo::kMaxNicGbps, true));
 }
 
+void add_what_if_flags(CLI::App& cmd, TopoInput& input) {
+  // One value per flag: a flag taking several would swallow a positional FILE that follows it.
+  cmd.add_option("--fail", input.fail, "what-if: take nic:NODE/NAME or link:A-B out of service, names as topo show prints them (repeatable)")
+      ->allow_extra_args(false)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  cmd.add_option("--degrade", input.degrade, "what-if: run link:A-B at FRACTION (0 < FRACTION <= 1) of its bandwidth (repeatable)")
+      ->allow_extra_args(false)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+}
+
+topo::Topology load_topology(const TopoInput& input, const std::string& file, const topo::LoadOptions& options) {
+  std::vector<topo::TopologyChange> changes;
+  for (const std::string& text : input.fail) changes.push_back(topo::parse_failure(text));
+  for (const std::string& text : input.degrade) changes.push_back(topo::parse_degradation(text));
+  const topo::Topology topology = topo::load_topology(file, options);
+  return changes.empty() ? topology : topology.with_changes(changes);
+}
+
 std::string topology_file(const TopoInput& input, const std::string& usage) {
   if (!input.file.empty()) return input.file;
   if (const char* env = std::getenv("NCCL_TOPO_FILE"); env != nullptr && *env != '\0') return env;

@@ -84,6 +84,8 @@ struct Route {
   PathClass path_class = PathClass::Dis;
 };
 
+struct TopologyChange;
+
 class Topology {
  public:
   struct Impl;
@@ -114,9 +116,30 @@ class Topology {
   // The link model constants used to build this topology (after profile overrides).
   const ParamTable& link_params() const;
 
+  // What-if: this topology with `changes` applied (what_if.cpp), named "NAME (fail nic:..., ...)" so that
+  // outputs and tune checkpoints never mistake it for the healthy machine. A failed NIC loses its links and
+  // its GPUs pair with another NIC of their node (same NUMA node first, then the one serving fewest GPUs),
+  // so routes and NCCL's NIC count follow; a NIC left with no network or host link counts as failed. Names
+  // the topology lacks, and changes that cut a GPU off, are DiagErrors naming the change and the valid names.
+  Topology with_changes(const std::vector<TopologyChange>& changes) const;
+
  private:
   std::shared_ptr<const Impl> impl_;
 };
+
+// One what-if change (`--fail`, `--degrade`), by the names `ccforge topo show` prints.
+struct TopologyChange {
+  enum class Kind { FailNic, FailLink, DegradeLink };
+  Kind kind = Kind::FailNic;
+  std::string target;     // a NIC ("n0/mlx5_0", or "0/mlx5_0" as NODE/NAME) or a cable "A-B" of two vertex names
+  double fraction = 1.0;  // DegradeLink: the share of the cable's bandwidth left, in (0, 1]
+  std::string text() const;  // as given: "nic:n0/mlx5_0", "link:A-B", "link:A-B=0.5"
+};
+
+// `--fail nic:NODE/NAME` or `--fail link:A-B`; `--degrade link:A-B=FRACTION`. Malformed text is a
+// DiagError naming the flag; the names themselves are checked by Topology::with_changes.
+TopologyChange parse_failure(std::string_view text);
+TopologyChange parse_degradation(std::string_view text);
 
 // Completes Azure's partial PCI-only NCCL files (no <gpu>/<nvlink>/<net>), as NCCL does at run time
 // from NVML and the IB stack. Given in a ccforge machine file or on the command line.
