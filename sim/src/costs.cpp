@@ -31,16 +31,10 @@ MscclRuntimeCosts msccl_runtime_costs(const ParamTable& params) {
 
 ProtocolCosts msccl_protocol_costs(const ParamTable& params, ir::Protocol proto, topo::GpuArch arch) {
   ProtocolCosts c = protocol_costs(params, proto, arch);
-  if (proto == ir::Protocol::LL) return c;
-  const double vector_rate =
-      Bandwidth::GBps(params.get(std::string("sim.msccl.tb_bw.") + ir::to_string(proto) + "." + topo::param_key(arch))).bytes_per_s;
-  c.tb_bytes_per_s = std::min(c.tb_bytes_per_s, vector_rate);
+  if (proto != ir::Protocol::LL128) return c;
+  if (const Param* rate = params.find(std::string("sim.msccl.tb_bw.LL128.") + topo::param_key(arch)))
+    c.tb_bytes_per_s = std::min(c.tb_bytes_per_s, Bandwidth::GBps(rate->value).bytes_per_s);
   return c;
-}
-
-SimTime tb_local_time(const ParamTable& params, topo::GpuArch arch, double bytes, double tb_bytes_per_s, bool reduce) {
-  const SimTime hbm = reduce ? local_reduce_time(params, arch, bytes) : local_copy_time(params, arch, bytes);
-  return std::max(hbm, transfer_time(bytes, Bandwidth{tb_bytes_per_s}));
 }
 
 bool forwards_per_line(ir::Protocol proto) { return proto != ir::Protocol::Simple; }

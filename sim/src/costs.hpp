@@ -31,14 +31,10 @@ struct MscclRuntimeCosts {
 MscclRuntimeCosts msccl_runtime_costs(const ParamTable& params);
 
 // The protocol costs msccl-executor-nccl's primitives run at: one threadblock moves at most
-// sim.msccl.tb_bw.<proto>.<arch> wire bytes/s for LL128 and Simple; LL keeps its flagged 8-byte
-// stores (sim.tb_bw.LL, sim.gpu_bw.LL). Never faster than protocol_costs, so bounds built on either
+// sim.msccl.tb_bw.LL128.<arch> wire bytes/s in LL128 where that is measured (sm90), otherwise as
+// protocol_costs (as are LL and Simple). Never faster than protocol_costs, so bounds built on either
 // hold.
 ProtocolCosts msccl_protocol_costs(const ParamTable& params, ir::Protocol proto, topo::GpuArch arch);
-
-// Time one threadblock takes to copy (or reduce into) `bytes` locally at `tb_bytes_per_s`: its vector
-// loop, never faster than HBM allows (local_copy_time / local_reduce_time).
-SimTime tb_local_time(const ParamTable& params, topo::GpuArch arch, double bytes, double tb_bytes_per_s, bool reduce);
 
 // LL and LL128 receivers poll a flag per line and pass each line on as it lands; Simple hands over
 // whole buffer slots.

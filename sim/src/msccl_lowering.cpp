@@ -17,26 +17,19 @@
 namespace ccforge::sim {
 namespace {
 
-// One lowered iteration is one tile of every chunk (msccl_iteration_bytes). Simple's primitives cut a
-// step's tile into slices (simple_slices) that the receiver takes out of the connection buffer while
-// the sender writes the next, so a Simple step is a chain of slice tasks, each holding
-// MSCCL_SLICESTEPS buffer slots; LL and LL128 move a tile as one slot, and a send of `count` chunks
-// of them holds `count` of the connection's ir::kNcclSteps slots until its receiver has consumed them.
+// Simple's tile passes through the connection as ir::steps_per_tile buffer slots that a forwarding
+// step passes on one by one, so the lowering iterates per slot (ir::step_bytes) to keep that
+// pipelining; LL and LL128 tiles are one slot. A lowered iteration is thus one slot per chunk, and a
+// send of `count` chunks holds `count` of the connection's ir::kNcclSteps slots until its receiver has
+// consumed them (msccl_iteration_bytes).
 
 // A step's tasks: `entry` waits for what the step waits for, `exit` ends it. `head` (a sending step of
 // an LL/LL128 algorithm, else kNoTask) is when its first line reaches the peer, so that a forwarding
 // receiver can start on it.
 inline constexpr TaskId kNoTask = std::numeric_limits<TaskId>::max();
-// A Simple step's slices run one after another in its tb; the k-th slice of a send feeds the k-th of
-// its receive.
-struct SliceTasks {
-  TaskId entry, exit;
-};
 struct StepTasks {
   TaskId entry, exit, head = kNoTask;
-  std::uint32_t first_slice = 0, slices = 0;  // into MscclLowering::slices_; none unless Simple
 };
-
 // What a connection's earlier iterations left for back-pressure: the receives not yet known to have
 // freed enough slots for the next send, oldest first, with the slots each holds.
 struct SlotsInUse {
@@ -78,9 +71,6 @@ class MscclLowering {
   MscclLowering(Lowering& low, const ir::Algorithm& algo, const ir::StepGraph& steps)
       : low_(low), algo_(algo), steps_(steps), in_use_(steps.connections().size()) {
     costs_ = msccl_protocol_costs(low.params(), algo.protocol, low.arch());
-    // Local copies and reductions run the same 16-byte vector loop in every protocol's kernel
-    // (prims' localCopy/reduce, and Simple's copy out of the buffer): Simple's rate.
-    local_bytes_per_s_ = msccl_protocol_costs(low.params(), ir::Protocol::Simple, low.arch()).tb_bytes_per_s;
     runtime_ = msccl_runtime_costs(low.params());
     for (int t = 0; t <= static_cast<int>(ir::OpType::Nop); ++t) {
       labels_[t] = low.graph().add_label(ir::to_string(static_cast<ir::OpType>(t)));
@@ -115,7 +105,6 @@ class MscclLowering {
     // First pass: a task per step, serial within a tb, in the step graph's node order.
     std::vector<StepTasks> task;
     task.reserve(static_cast<std::size_t>(steps_.size()));
-    slices_.clear();
     std::size_t flat = 0;
     const bool first = last_of_tb.empty();
     for (const ir::GpuProgram& gpu : algo_.gpus) {
@@ -163,70 +152,35 @@ class MscclLowering {
   StepTasks add_step(int rank, const ir::ThreadBlock& tb, const ir::Step& step, double iteration_bytes, int track) {
     const double bytes = iteration_bytes * std::max(step.count, 0);
     const std::uint32_t label = labels_[static_cast<int>(step.type)];
-    const ProtocolCosts& costs = costs_;
-    if (algo_.protocol == ir::Protocol::Simple && (ir::op_sends(step.type) || ir::op_receives(step.type))) {
-      if (ir::op_sends(step.type)) check_send_peer(rank, tb, step);
-      return add_simple_slices(rank, tb, step, bytes, track, label);
-    }
+    const topo::GpuArch arch = low_.arch();
     if (ir::op_sends(step.type)) {
-      check_send_peer(rank, tb, step);
+      if (tb.send_peer < 0 || tb.send_peer >= algo_.ngpus || tb.send_peer == rank) {
+        fail_at(algo_.source_file, step.line ? step.line : tb.line,
+             fmt::format("rank {} tb {} sends but its send peer is {}", rank, tb.id, tb.send_peer),
+             "set the tb's send attribute to another rank (run `ccforge ir check`)");
+      }
+      if (!forwards_per_line(algo_.protocol)) return single(low_.add_transfer(rank, tb.send_peer, bytes, costs_, track, label));
       const SimTime turnaround = ir::op_receives(step.type) ? runtime_.line_forward : SimTime{0};
       const Lowering::StreamedTransfer out =
-          low_.add_streamed_transfer(rank, tb.send_peer, bytes, costs, turnaround, track, label);
+          low_.add_streamed_transfer(rank, tb.send_peer, bytes, costs_, turnaround, track, label);
       if (!ir::op_receives(step.type)) return StepTasks{out.head, out.flow, out.head};
       // A forwarding step ends when both its own send and the incoming data are through.
       const TaskId done = low_.add_local(SimTime{0}, track, label);
       low_.graph().depend(out.flow, done);
       return StepTasks{out.head, done, out.head};
     }
-    // LL and LL128 receivers consume each line as it lands, overlapped with the send.
     switch (step.type) {
-      case ir::OpType::Copy: return single(local(bytes, false, track, label));
-      case ir::OpType::Reduce: return single(local(bytes, true, track, label));
+      case ir::OpType::Copy:
+        return single(low_.add_local(local_copy_time(low_.params(), arch, bytes), track, label));
+      case ir::OpType::Reduce:
       case ir::OpType::RecvReduceCopy:
-        return single(low_.add_local(local_reduce_time(low_.params(), low_.arch(), bytes), track, label));
+        return single(low_.add_local(local_reduce_time(low_.params(), arch, bytes), track, label));
       default:
         return single(low_.add_local(SimTime{0}, track, label));
     }
   }
 
   static StepTasks single(TaskId t) { return StepTasks{t, t}; }
-
-  void check_send_peer(int rank, const ir::ThreadBlock& tb, const ir::Step& step) const {
-    if (tb.send_peer >= 0 && tb.send_peer < algo_.ngpus && tb.send_peer != rank) return;
-    fail_at(algo_.source_file, step.line ? step.line : tb.line,
-            fmt::format("rank {} tb {} sends but its send peer is {}", rank, tb.id, tb.send_peer),
-            "set the tb's send attribute to another rank (run `ccforge ir check`)");
-  }
-
-  // A threadblock's local copy or reduction of `bytes` at its own rate.
-  TaskId local(double bytes, bool reduce, int track, std::uint32_t label) {
-    return low_.add_local(tb_local_time(low_.params(), low_.arch(), bytes, local_bytes_per_s_, reduce), track, label);
-  }
-
-  // A Simple step slice by slice: a sending step writes each slice to its peer (the first pays the
-  // step's handshake), a receiving one copies (or reduces) each landed slice out of the buffer
-  // (prims_simple.h: the copy follows waitPeer on the slice).
-  StepTasks add_simple_slices(int rank, const ir::ThreadBlock& tb, const ir::Step& step, double bytes, int track,
-                              std::uint32_t label) {
-    StepTasks out{kNoTask, kNoTask, kNoTask, static_cast<std::uint32_t>(slices_.size()), 0};
-    for (const double slice : simple_slices(bytes)) {
-      const bool first = out.slices == 0;
-      TaskId t;
-      if (ir::op_sends(step.type))
-        t = low_.add_transfer(rank, tb.send_peer, slice, costs_, track, label, first);
-      else
-        t = local(slice, step.type == ir::OpType::RecvReduceCopy, track, label);
-      if (first)
-        out.entry = t;
-      else
-        low_.graph().depend(out.exit, t);
-      out.exit = t;
-      slices_.push_back(SliceTasks{t, t});
-      ++out.slices;
-    }
-    return out;
-  }
 
   void pair_connections(const std::vector<StepTasks>& task) {
     for (const ir::StepGraph::Connection& conn : steps_.connections()) {
@@ -235,10 +189,7 @@ class MscclLowering {
       for (std::size_t k = 0; k < conn.recvs.size(); ++k) {
         const StepTasks& snd = task[static_cast<std::size_t>(conn.sends[k])];
         const StepTasks& rcv = task[static_cast<std::size_t>(conn.recvs[k])];
-        if (snd.slices > 0 && snd.slices == rcv.slices) {
-          for (std::uint32_t j = 0; j < snd.slices; ++j)
-            low_.graph().depend(slices_[snd.first_slice + j].exit, slices_[rcv.first_slice + j].entry);
-        } else if (rcv.head != kNoTask) {
+        if (rcv.head != kNoTask) {
           // Cut-through: the receiver forwards from the first line and finishes after the last.
           low_.graph().depend(snd.head, rcv.entry);
           low_.graph().depend(snd.exit, rcv.exit);
@@ -261,30 +212,19 @@ class MscclLowering {
     for (std::size_t c = 0; c < conns.size(); ++c) {
       SlotsInUse& use = in_use_[c];
       for (std::size_t k = 0; k < conns[c].sends.size(); ++k) {
-        const StepTasks& snd = task[static_cast<std::size_t>(conns[c].sends[k])];
-        const StepTasks& rcv = task[static_cast<std::size_t>(conns[c].recvs[k])];
-        if (snd.slices > 0 && snd.slices == rcv.slices) {
-          for (std::uint32_t j = 0; j < snd.slices; ++j)
-            hold(use, ir::kMscclSliceSteps, slices_[snd.first_slice + j].entry, slices_[rcv.first_slice + j].exit);
-        } else {
-          // A bigger send streams through them all.
-          hold(use, std::min(std::max(steps_.step(conns[c].sends[k]).count, 1), ir::kNcclSteps), snd.entry, rcv.exit);
+        // A bigger send streams through them all.
+        const int need = std::min(std::max(steps_.step(conns[c].sends[k]).count, 1), ir::kNcclSteps);
+        std::optional<TaskId> wait;
+        while (!use.held.empty() && use.total + need > ir::kNcclSteps) {
+          wait = use.held.front().freed_by;
+          use.total -= use.held.front().slots;
+          use.held.erase(use.held.begin());
         }
+        if (wait) low_.graph().depend(*wait, task[static_cast<std::size_t>(conns[c].sends[k])].entry);
+        use.held.push_back(SlotsInUse::Held{task[static_cast<std::size_t>(conns[c].recvs[k])].exit, need});
+        use.total += need;
       }
     }
-  }
-
-  // A send starting at `sender` takes `need` slots, which `freed_by` gives back.
-  void hold(SlotsInUse& use, int need, TaskId sender, TaskId freed_by) {
-    std::optional<TaskId> wait;
-    while (!use.held.empty() && use.total + need > ir::kNcclSteps) {
-      wait = use.held.front().freed_by;
-      use.total -= use.held.front().slots;
-      use.held.erase(use.held.begin());
-    }
-    if (wait) low_.graph().depend(*wait, sender);
-    use.held.push_back(SlotsInUse::Held{freed_by, need});
-    use.total += need;
   }
 
   [[noreturn]] void throw_unmatched(const ir::StepGraph::Connection& conn) const {
@@ -298,13 +238,11 @@ class MscclLowering {
   const ir::Algorithm& algo_;
   const ir::StepGraph& steps_;
   ProtocolCosts costs_;
-  double local_bytes_per_s_ = 0.0;
   MscclRuntimeCosts runtime_;
   std::uint32_t labels_[static_cast<int>(ir::OpType::Nop) + 1] = {};
   std::uint32_t flag_label_ = 0;
   std::vector<ir::StepRef> step_refs_;
   std::vector<SlotsInUse> in_use_;  // per connection of steps_
-  std::vector<SliceTasks> slices_;  // of the iteration being lowered
 
 };
 
@@ -348,16 +286,6 @@ SimResult simulate_msccl(const topo::Topology& topo, const ir::Algorithm& algo, 
                    stats.events, stats.transfers};
 }
 
-ByteCount msccl_iteration_bytes(ir::Protocol proto) { return ir::tile_bytes(proto); }
-
-std::vector<double> simple_slices(double bytes) {
-  constexpr int kSlicesPerTile = ir::kMscclChunkSteps / ir::kMscclSliceSteps;
-  const double least = static_cast<double>(ir::step_bytes(ir::Protocol::Simple) * ir::kMscclSliceSteps) / 32.0;
-  const double slice = std::min(bytes, std::max(bytes / kSlicesPerTile, least));
-  std::vector<double> sizes;
-  for (double left = bytes; left > 0.0; left -= slice) sizes.push_back(std::min(slice, left));
-  if (sizes.empty()) sizes.push_back(0.0);
-  return sizes;
-}
+ByteCount msccl_iteration_bytes(ir::Protocol proto) { return ir::step_bytes(proto); }
 
 }  // namespace ccforge::sim

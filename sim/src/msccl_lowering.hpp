@@ -2,8 +2,6 @@
 // against the full step-by-step run.
 #pragma once
 
-#include <vector>
-
 #include "ccforge/sim/sim.hpp"
 
 namespace ccforge::sim {
@@ -16,12 +14,8 @@ SimResult simulate_msccl(const topo::Topology& topo, const ir::Algorithm& algo, 
 // Throws DiagError unless `algo` is for as many GPUs as `topo` has (simulate and time_floors refuse it).
 void check_gpu_count(const topo::Topology& topo, const ir::Algorithm& algo);
 
-// Bytes of a chunk one lowered iteration moves: the executor's tile (ir::tile_bytes), one pass of
-// its grid loop.
+// Bytes of a chunk one lowered iteration moves: one buffer slot (ir::step_bytes), the executor's whole
+// tile for LL and LL128, a quarter of it for Simple.
 ByteCount msccl_iteration_bytes(ir::Protocol proto);
-
-// prims_simple.h genericOp: a Simple step moving `bytes` in one call goes as SlicePerChunk
-// (MSCCL_CHUNKSTEPS / MSCCL_SLICESTEPS) slices of at least a 32nd of a full slice; their sizes.
-std::vector<double> simple_slices(double bytes);
 
 }  // namespace ccforge::sim

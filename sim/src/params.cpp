@@ -10,9 +10,8 @@ namespace {
 
 const std::string kTuning = "NCCL v2.28.9 src/graph/tuning.cc ncclTunerConstantsDefaults";
 const std::string kSearch = "NCCL v2.28.9 src/graph/search.cc";
-// sim.msccl.tb_bw.<proto>.sm90, fitted (executor_params).
+// sim.msccl.tb_bw.LL128.sm90, fitted (executor_params).
 constexpr double kMscclLL128TbBwSm90 = 11.0;
-constexpr double kMscclSimpleTbBwSm90 = 14.0;
 
 std::vector<Param> protocol_params() {
   return {
@@ -124,27 +123,14 @@ std::vector<Param> msccl_params() {
   };
 }
 
-// msccl-executor-nccl's threadblocks: the wire bytes/s one of them moves in LL128 and Simple (LL keeps
-// sim.tb_bw.LL and sim.gpu_bw.LL). Fitted on sm90 (tests/sim/msccl_fidelity_test.cpp: fitted rows
-// against held-out ones); other generations scaled by NCCL's own per-channel ratios.
+// msccl-executor-nccl's threadblocks: the wire bytes/s one of them moves in LL128, fitted on sm90
+// (tests/sim/msccl_fidelity_test.cpp: fitted rows against held-out ones). No other generation has a
+// published MSCCL measurement, so they keep sim.tb_bw.LL128 (as LL and Simple everywhere).
 std::vector<Param> executor_params() {
-  const std::string ll128 = "sm90's fitted value scaled by " + kTuning + " perChMaxRingLL128Bws ";
-  const std::string simple = "sm90's fitted value scaled by " + kSearch + " speedArrayIntra[0] / sm90SpeedArrayIntra[0] ";
   return {
       {"sim.msccl.tb_bw.LL128.sm90", kMscclLL128TbBwSm90, "GB/s",
        "fitted: least median |error| on the published ND H100 v5 MSCCL allreduce rows of r48ll128 (2-16 MB; ag-2m "
        "is held out)"},
-      {"sim.msccl.tb_bw.LL128.sm70", kMscclLL128TbBwSm90 * 20.0 / 36.7, "GB/s", ll128 + "VOLTA 20 / HOPPER 36.7"},
-      {"sim.msccl.tb_bw.LL128.sm80", kMscclLL128TbBwSm90 * 20.0 / 36.7, "GB/s", ll128 + "AMPERE 20 / HOPPER 36.7"},
-      {"sim.msccl.tb_bw.LL128.sm100", kMscclLL128TbBwSm90 * 73.4 / 36.7, "GB/s", ll128 + "BLACKWELL 73.4 / HOPPER 36.7"},
-      {"sim.msccl.tb_bw.LL128.cdna3", kMscclLL128TbBwSm90 * 20.0 / 36.7, "GB/s", "assumed as sm80: no published figure"},
-      {"sim.msccl.tb_bw.Simple.sm90", kMscclSimpleTbBwSm90, "GB/s",
-       "fitted: least median |error| on the published ND H100 v5 MSCCL allgather rows of the direct Simple files "
-       "ag-4m, ag-8m, ag-16m (no Simple allreduce file was published; ag-32m-1g is held out)"},
-      {"sim.msccl.tb_bw.Simple.sm70", kMscclSimpleTbBwSm90 * 40.0 / 60.0, "GB/s", simple + "40 / 60"},
-      {"sim.msccl.tb_bw.Simple.sm80", kMscclSimpleTbBwSm90 * 40.0 / 60.0, "GB/s", simple + "40 / 60"},
-      {"sim.msccl.tb_bw.Simple.sm100", kMscclSimpleTbBwSm90, "GB/s", "assumed as sm90, as sim.tb_bw.Simple.sm100"},
-      {"sim.msccl.tb_bw.Simple.cdna3", kMscclSimpleTbBwSm90 * 40.0 / 60.0, "GB/s", "assumed as sm80: no published figure"},
   };
 }
 

@@ -31,8 +31,7 @@ namespace {
 // gives up this share of itself so that rounding never lifts it above the simulated time.
 constexpr double kRoundingMargin = 1e-9;
 
-// LineReduce: an LL/LL128 receive-reduce, overlapped with the incoming lines but for HBM's own time.
-enum class Work { None, Transfer, Copy, Reduce, LineReduce };
+enum class Work { None, Transfer, Copy, Reduce };
 
 // What a step costs once it may start: a fixed part every tile iteration pays again (a send's alpha
 // and forwarding turnaround) and a part proportional to the bytes it moves.
@@ -49,7 +48,6 @@ class FloorModel {
   FloorModel(const topo::Topology& topo, const ir::Algorithm& algo, const ParamTable& params)
       : topo_(topo), algo_(algo), params_(params), arch_(topo.gpu(0).arch), steps_(algo) {
     costs_ = msccl_protocol_costs(params, algo.protocol, arch_);
-    local_bytes_per_s_ = msccl_protocol_costs(params, ir::Protocol::Simple, arch_).tb_bytes_per_s;
     runtime_ = msccl_runtime_costs(params);
     capacity_ = link_capacities(topo, params);
     cost_steps();
@@ -102,17 +100,11 @@ class FloorModel {
     const double bytes = chunk_bytes * e.count;
     switch (e.cost.work) {
       case Work::Transfer: return e.cost.rate > 0.0 ? bytes / costs_.wire_efficiency / e.cost.rate : 0.0;
-      case Work::Copy: return local_seconds(bytes, false);
-      case Work::Reduce: return local_seconds(bytes, true);
-      case Work::LineReduce: return local_reduce_time(params_, arch_, bytes).seconds();
+      case Work::Copy: return local_copy_time(params_, arch_, bytes).seconds();
+      case Work::Reduce: return local_reduce_time(params_, arch_, bytes).seconds();
       case Work::None: break;
     }
     return 0.0;
-  }
-
-  // Local work as the lowering charges it: a threadblock's copy loop, never faster than HBM.
-  double local_seconds(double bytes, bool reduce) const {
-    return tb_local_time(params_, arch_, bytes, local_bytes_per_s_, reduce).seconds();
   }
 
   bool valid_peer(int rank, int peer) const { return peer >= 0 && peer < algo_.ngpus && peer != rank; }
@@ -143,13 +135,8 @@ class FloorModel {
             e.cost = {Work::Transfer, fixed.seconds(), link_rate(route)};
           } else if (step.type == ir::OpType::Copy) {
             e.cost.work = Work::Copy;
-          } else if (step.type == ir::OpType::Reduce ||
-                     (step.type == ir::OpType::RecvReduceCopy && algo_.protocol == ir::Protocol::Simple)) {
+          } else if (step.type == ir::OpType::Reduce || step.type == ir::OpType::RecvReduceCopy) {
             e.cost.work = Work::Reduce;
-          } else if (step.type == ir::OpType::RecvReduceCopy) {
-            e.cost.work = Work::LineReduce;
-          } else if (step.type == ir::OpType::Recv && algo_.protocol == ir::Protocol::Simple) {
-            e.cost.work = Work::Copy;  // Simple's receiver copies each slice out of the buffer
           }
           chain.push_back(e);
         }
@@ -182,7 +169,7 @@ class FloorModel {
   // Per tb, what its steps cost over the whole call: alphas per iteration, transfer seconds per chunk
   // byte at their ceiling rates, chunks copied and reduced.
   struct ChainSums {
-    double fixed_s = 0.0, transfer_s_per_byte = 0.0, copy_chunks = 0.0, reduce_chunks = 0.0, line_reduce_chunks = 0.0;
+    double fixed_s = 0.0, transfer_s_per_byte = 0.0, copy_chunks = 0.0, reduce_chunks = 0.0;
   };
   void sum_chains() {
     for (const std::vector<Entry>& chain : chains_) {
@@ -192,7 +179,6 @@ class FloorModel {
         if (e.cost.work == Work::Transfer) c.transfer_s_per_byte += work_seconds(e, 1.0);
         if (e.cost.work == Work::Copy) c.copy_chunks += e.count;
         if (e.cost.work == Work::Reduce) c.reduce_chunks += e.count;
-        if (e.cost.work == Work::LineReduce) c.line_reduce_chunks += e.count;
       }
       sums_.push_back(c);
     }
@@ -201,9 +187,9 @@ class FloorModel {
   // A tb's steps over `iterations` tiles holding `bytes` per chunk in all: alphas per iteration, local
   // work as costs.cpp charges it per iteration (one charge for the sum is never more).
   double own_chain(const ChainSums& c, double iterations, double bytes) const {
-    return iterations * c.fixed_s + bytes * c.transfer_s_per_byte + local_seconds(bytes * c.copy_chunks, false) +
-           local_seconds(bytes * c.reduce_chunks, true) +
-           local_reduce_time(params_, arch_, bytes * c.line_reduce_chunks).seconds();
+    return iterations * c.fixed_s + bytes * c.transfer_s_per_byte +
+           local_copy_time(params_, arch_, bytes * c.copy_chunks).seconds() +
+           local_reduce_time(params_, arch_, bytes * c.reduce_chunks).seconds();
   }
 
   // Per tb, its period: the longest path through one iteration's graph (the one build_first_iteration_graph
@@ -262,7 +248,7 @@ class FloorModel {
           for (std::size_t x = edge_first_[i]; x < edge_first_[i + 1]; ++x) {
             const Edge& e = edges_[x];
             if (position[e.from] < from || position[e.from] > to) continue;
-            const double at = (e.from_head ? head_[e.from] : end_[e.from]) + edge_seconds(e, i, tile);
+            const double at = (e.from_head ? head_[e.from] : end_[e.from]) + e.extra;
             double& bound = e.to_end ? finish_after : begin;
             bound = std::max(bound, at);
           }
@@ -284,13 +270,7 @@ class FloorModel {
     bool from_head;  // the sender's first line, not its end
     double extra;    // seconds added on the edge (flag handoff)
     bool to_end;
-    bool plus_last_slice = false;  // Simple: the receiver's last slice follows the sender's end
   };
-  // Seconds `edge` adds into step i with `tile` bytes per chunk.
-  double edge_seconds(const Edge& e, std::size_t i, double tile) const {
-    if (!e.plus_last_slice || entry_[i]->count <= 0.0) return e.extra;
-    return e.extra + work_seconds(*entry_[i], simple_slices(tile * entry_[i]->count).back() / entry_[i]->count);
-  }
   void build_first_iteration_graph() {
     std::size_t n = 0;
     for (const auto& chain : chains_) {
@@ -299,9 +279,7 @@ class FloorModel {
       n += chain.size();
     }
     std::vector<std::vector<Edge>> in(n);
-    // Simple's receiver takes a step slice by slice (msccl_lowering.cpp), so it too may start on the
-    // sender's first part and ends only after its last.
-    const bool streamed = forwards_per_line(algo_.protocol) || algo_.protocol == ir::Protocol::Simple;
+    const bool per_line = forwards_per_line(algo_.protocol);
     for (std::size_t i = 0; i < n; ++i) {
       const int node = static_cast<int>(i);
       if (entry_[i]->step > 0) in[i].push_back({i - 1, false, 0.0, false});
@@ -310,9 +288,9 @@ class FloorModel {
       const int sender = steps_.matched_send(node);
       if (sender < 0) continue;
       const auto snd = static_cast<std::size_t>(sender);
-      if (streamed && (ir::op_sends(entry_[i]->type) || algo_.protocol == ir::Protocol::Simple)) {
+      if (per_line && ir::op_sends(entry_[i]->type)) {
         in[i].push_back({snd, true, 0.0, false});
-        in[i].push_back({snd, false, 0.0, true, algo_.protocol == ir::Protocol::Simple});
+        in[i].push_back({snd, false, 0.0, true});
       } else {
         in[i].push_back({snd, false, 0.0, false});
       }
@@ -357,7 +335,7 @@ class FloorModel {
       double begin = 0.0, finish_after = 0.0;
       for (std::size_t k = edge_first_[i]; k < edge_first_[i + 1]; ++k) {
         const Edge& e = edges_[k];
-        const double t = (e.from_head ? head_[e.from] : end_[e.from]) + edge_seconds(e, i, tile);
+        const double t = (e.from_head ? head_[e.from] : end_[e.from]) + e.extra;
         double& bound = e.to_end ? finish_after : begin;
         bound = std::max(bound, t);
       }
@@ -377,7 +355,6 @@ class FloorModel {
   topo::GpuArch arch_;
   ir::StepGraph steps_;
   ProtocolCosts costs_;
-  double local_bytes_per_s_ = 0.0;  // as MscclLowering's
   MscclRuntimeCosts runtime_;
   std::vector<double> capacity_;           // per topology link, as Lowering::run gives the engine
   std::vector<std::vector<Entry>> chains_;  // per tb (ranks, then tbs), its steps

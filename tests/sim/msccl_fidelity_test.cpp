@@ -40,14 +40,12 @@ const ir::Algorithm* in_band(const std::vector<ir::Algorithm>& algos, const Meas
   return nullptr;
 }
 
-// The rows the MSCCL parameters were fitted on: every allreduce row (sim.msccl.dep_us,
-// line_forward_us on ap-1pass and r48ll, sim.msccl.tb_bw.LL128 on r48ll128), the direct Simple
-// allgather files ag-4m/8m/16m (sim.msccl.tb_bw.Simple: no Simple allreduce file was published) and
-// the allgather 1 KB row (sim.msccl.base_us). Every other allgather row is held out.
-bool is_fit_row(const Measured& m, const ir::Algorithm& a) {
+// The rows the MSCCL parameters were fitted on: every allreduce row (sim.msccl.dep_us and
+// line_forward_us on ap-1pass and r48ll, sim.msccl.tb_bw.LL128 on r48ll128) and the allgather 1 KB row
+// (sim.msccl.base_us). Every other allgather row is held out.
+bool is_fit_row(const Measured& m) {
   if (m.coll == ir::Collective::AllReduce) return true;
-  if (m.bytes == 1024) return true;
-  return a.protocol == ir::Protocol::Simple && a.max_bytes < (ByteCount{1} << 25);
+  return m.bytes == 1024;
 }
 
 struct Comparison {
@@ -68,7 +66,7 @@ Comparison compare() {
     const SimResult r = simulate(topo, *a, CallSpec{m.bytes, half}, params);
     const double err = (r.time.us() - m.msccl_us) / m.msccl_us;
     all.push_back(std::abs(err));
-    if (is_fit_row(m, *a)) {
+    if (is_fit_row(m)) {
       fitted.push_back(std::abs(err));
     } else {
       held_out.push_back(std::abs(err));
@@ -77,7 +75,7 @@ Comparison compare() {
     table += fmt::format("{:>11} {:>10} {:>30} {:>6} {:>9.2f} {:>9.2f} {:>+7.1f}{}\n", m.bytes,
                          ir::to_string(m.coll), fmt::format("{}..{}", a->min_bytes, a->max_bytes),
                          ir::to_string(a->protocol), m.msccl_us, r.time.us(), 100 * err,
-                         is_fit_row(m, *a) ? " (fit)" : "");
+                         is_fit_row(m) ? " (fit)" : "");
   }
   const Comparison c{summarize(all), summarize(fitted), summarize(held_out), summarize(ll)};
   std::printf("%s\n%zu points: median |err| %.1f%%, worst %.1f%%\n%zu fitted points: median |err| %.1f%%, worst "
@@ -91,10 +89,9 @@ Comparison compare() {
 }
 
 // The NCCL bar (median <= 5 %, worst <= 15 %) holds for the fitted and held-out medians and for the
-// LL files. The worst points are the direct LL128 allgather ag-2m (25 % faster simulated than
-// published at 2 MB, held out), r48ll128 at 2 MB (+18 %) and the Simple ring-like ag-32m-1g at 32-64 MB
-// (+15-22 %, held out) (sim/README.md, MSCCL fidelity); the bound below is what the model reaches, so
-// that any regression fails.
+// LL files. The worst points are the direct Simple allgather files ag-4m/8m/16m (-21...-29 %) and the
+// direct LL128 ag-2m (-25 %), all held out, and r48ll128 at 2 MB (+18 %, fitted) (sim/README.md, MSCCL
+// fidelity); the bound below is what the model reaches, so that any regression fails.
 TEST(MscclFidelity, Ndv5AlgorithmFilesMatchPublishedMscclColumn) {
   const Comparison c = compare();
   EXPECT_LE(c.all.median, 0.05);
@@ -102,7 +99,7 @@ TEST(MscclFidelity, Ndv5AlgorithmFilesMatchPublishedMscclColumn) {
   EXPECT_LE(c.held_out.median, 0.05);
   EXPECT_LE(c.ll.median, 0.05);
   EXPECT_LE(c.ll.worst, 0.15);
-  EXPECT_LE(c.all.worst, 0.26);
+  EXPECT_LE(c.all.worst, 0.29);
 }
 
 }  // namespace

@@ -19,9 +19,6 @@ enum class OpType;
 inline constexpr int kNcclSteps = 8;
 // src/include/msccl/msccl_struct.h `#define MSCCL_CHUNKSTEPS (NCCL_STEPS/2)`: NCCL steps per Simple tile.
 inline constexpr int kMscclChunkSteps = kNcclSteps / 2;
-// msccl_struct.h `#define MSCCL_SLICESTEPS (NCCL_STEPS/4)`: NCCL steps per Simple slice, so a tile
-// moves as two slices (prims_simple.h SlicePerChunk = CHUNKSTEPS / SLICESTEPS).
-inline constexpr int kMscclSliceSteps = kNcclSteps / 4;
 // msccl_struct.h `#define MSCCL_MAX_COUNT 72`: a step's cnt must stay below it.
 inline constexpr int kMscclMaxCount = 72;
 // makefiles/common.mk `MSCCL_MAX_NUM_STEPS ?= 64`: steps per threadblock.
