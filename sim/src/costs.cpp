@@ -29,6 +29,14 @@ MscclRuntimeCosts msccl_runtime_costs(const ParamTable& params) {
           SimTime::from_us(params.get("sim.msccl.line_forward_us"))};
 }
 
+ProtocolCosts msccl_protocol_costs(const ParamTable& params, ir::Protocol proto, topo::GpuArch arch) {
+  ProtocolCosts c = protocol_costs(params, proto, arch);
+  if (proto != ir::Protocol::LL128) return c;
+  if (const Param* rate = params.find(std::string("sim.msccl.tb_bw.LL128.") + topo::param_key(arch)))
+    c.tb_bytes_per_s = std::min(c.tb_bytes_per_s, Bandwidth::GBps(rate->value).bytes_per_s);
+  return c;
+}
+
 bool forwards_per_line(ir::Protocol proto) { return proto != ir::Protocol::Simple; }
 
 SimTime sync_cost(const ProtocolCosts& costs, topo::PathClass cls) {

@@ -30,6 +30,12 @@ struct MscclRuntimeCosts {
 };
 MscclRuntimeCosts msccl_runtime_costs(const ParamTable& params);
 
+// The protocol costs msccl-executor-nccl's primitives run at: one threadblock moves at most
+// sim.msccl.tb_bw.LL128.<arch> wire bytes/s in LL128 where that is measured (sm90), otherwise as
+// protocol_costs (as are LL and Simple). Never faster than protocol_costs, so bounds built on either
+// hold.
+ProtocolCosts msccl_protocol_costs(const ParamTable& params, ir::Protocol proto, topo::GpuArch arch);
+
 // LL and LL128 receivers poll a flag per line and pass each line on as it lands; Simple hands over
 // whole buffer slots.
 bool forwards_per_line(ir::Protocol proto);

@@ -70,7 +70,7 @@ class MscclLowering {
  public:
   MscclLowering(Lowering& low, const ir::Algorithm& algo, const ir::StepGraph& steps)
       : low_(low), algo_(algo), steps_(steps), in_use_(steps.connections().size()) {
-    costs_ = protocol_costs(low.params(), algo.protocol, low.arch());
+    costs_ = msccl_protocol_costs(low.params(), algo.protocol, low.arch());
     runtime_ = msccl_runtime_costs(low.params());
     for (int t = 0; t <= static_cast<int>(ir::OpType::Nop); ++t) {
       labels_[t] = low.graph().add_label(ir::to_string(static_cast<ir::OpType>(t)));

@@ -10,6 +10,8 @@ namespace {
 
 const std::string kTuning = "NCCL v2.28.9 src/graph/tuning.cc ncclTunerConstantsDefaults";
 const std::string kSearch = "NCCL v2.28.9 src/graph/search.cc";
+// sim.msccl.tb_bw.LL128.sm90, fitted (executor_params).
+constexpr double kMscclLL128TbBwSm90 = 11.0;
 
 std::vector<Param> protocol_params() {
   return {
@@ -127,11 +129,22 @@ std::vector<Param> msccl_params() {
   };
 }
 
+// msccl-executor-nccl's threadblocks: the wire bytes/s one of them moves in LL128, fitted on sm90
+// (tests/sim/msccl_fidelity_test.cpp: fitted rows against held-out ones). No other generation has a
+// published MSCCL measurement, so they keep sim.tb_bw.LL128 (as LL and Simple everywhere).
+std::vector<Param> executor_params() {
+  return {
+      {"sim.msccl.tb_bw.LL128.sm90", kMscclLL128TbBwSm90, "GB/s",
+       "fitted: least median |error| on the published ND H100 v5 MSCCL allreduce rows of r48ll128 (2-16 MB; ag-2m "
+       "is held out)"},
+  };
+}
+
 }  // namespace
 
 ParamTable default_sim_params() {
   ParamTable table;
-  for (auto* group : {&protocol_params, &threadblock_params, &gpu_issue_params, &hardware_params, &msccl_params}) {
+  for (auto* group : {&protocol_params, &threadblock_params, &gpu_issue_params, &hardware_params, &msccl_params, &executor_params}) {
     for (auto& p : (*group)()) table.add(std::move(p));
   }
   return table;

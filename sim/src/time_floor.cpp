@@ -47,7 +47,7 @@ class FloorModel {
  public:
   FloorModel(const topo::Topology& topo, const ir::Algorithm& algo, const ParamTable& params)
       : topo_(topo), algo_(algo), params_(params), arch_(topo.gpu(0).arch), steps_(algo) {
-    costs_ = protocol_costs(params, algo.protocol, arch_);
+    costs_ = msccl_protocol_costs(params, algo.protocol, arch_);
     runtime_ = msccl_runtime_costs(params);
     capacity_ = link_capacities(topo, params);
     cost_steps();

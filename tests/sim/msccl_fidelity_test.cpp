@@ -2,8 +2,8 @@
 // data/topologies/ndv5.xml with default parameters, against the published MSCCL column of ND H100 v5
 // (tests/data/ndv5_msccl_vs_nccl_fp16.csv). Each csv size is simulated with the file whose
 // minBytes..maxBytes band holds it, as msccl-scheduler picks; allreduce above 20 MB ran NCCL itself and
-// is not compared. Three rows fitted the three MSCCL runtime parameters (sim/src/params.cpp
-// msccl_params); every other row is held out.
+// is not compared. The MSCCL parameters (sim/src/params.cpp msccl_params, executor_params) are fitted
+// on the rows is_fit_row names; the others are held out and reported apart.
 #include <algorithm>
 #include <cmath>
 #include <string>
@@ -40,14 +40,16 @@ const ir::Algorithm* in_band(const std::vector<ir::Algorithm>& algos, const Meas
   return nullptr;
 }
 
-// The rows sim.msccl.base_us, sim.msccl.dep_us and sim.msccl.line_forward_us were measured on.
-bool is_calibration_row(const Measured& m) {
-  return (m.coll == ir::Collective::AllGather && m.bytes == 1024) ||
-         (m.coll == ir::Collective::AllReduce && (m.bytes == 1024 || m.bytes == 524288));
+// The rows the MSCCL parameters were fitted on: every allreduce row (sim.msccl.dep_us and
+// line_forward_us on ap-1pass and r48ll, sim.msccl.tb_bw.LL128 on r48ll128) and the allgather 1 KB row
+// (sim.msccl.base_us). Every other allgather row is held out.
+bool is_fit_row(const Measured& m) {
+  if (m.coll == ir::Collective::AllReduce) return true;
+  return m.bytes == 1024;
 }
 
 struct Comparison {
-  Fit all, held_out, ll;  // ll: held-out points of LL files
+  Fit all, fitted, held_out, ll;  // ll: held-out points of LL files
 };
 
 Comparison compare() {
@@ -55,7 +57,7 @@ Comparison compare() {
   const std::vector<ir::Algorithm> algos = ndv5_algorithms();
   const SimParams params;
   const DataType half = DataType::Half;
-  std::vector<double> all, held_out, ll;
+  std::vector<double> all, fitted, held_out, ll;
   std::string table = fmt::format("{:>11} {:>10} {:>30} {:>6} {:>9} {:>9} {:>7}\n", "size", "coll", "file band",
                                   "proto", "meas_us", "sim_us", "err%");
   for (const Measured& m : read_published_ndv5()) {
@@ -64,35 +66,40 @@ Comparison compare() {
     const SimResult r = simulate(topo, *a, CallSpec{m.bytes, half}, params);
     const double err = (r.time.us() - m.msccl_us) / m.msccl_us;
     all.push_back(std::abs(err));
-    if (!is_calibration_row(m)) {
+    if (is_fit_row(m)) {
+      fitted.push_back(std::abs(err));
+    } else {
       held_out.push_back(std::abs(err));
       if (a->protocol == ir::Protocol::LL) ll.push_back(std::abs(err));
     }
     table += fmt::format("{:>11} {:>10} {:>30} {:>6} {:>9.2f} {:>9.2f} {:>+7.1f}{}\n", m.bytes,
                          ir::to_string(m.coll), fmt::format("{}..{}", a->min_bytes, a->max_bytes),
                          ir::to_string(a->protocol), m.msccl_us, r.time.us(), 100 * err,
-                         is_calibration_row(m) ? " (fit)" : "");
+                         is_fit_row(m) ? " (fit)" : "");
   }
-  const Comparison c{summarize(all), summarize(held_out), summarize(ll)};
-  std::printf("%s\n%zu points: median |err| %.1f%%, worst %.1f%%\n%zu held-out points: median |err| %.1f%%, worst "
-              "%.1f%%\n%zu held-out LL points: median |err| %.1f%%, worst %.1f%%\n",
-              table.c_str(), all.size(), 100 * c.all.median, 100 * c.all.worst, held_out.size(),
-              100 * c.held_out.median, 100 * c.held_out.worst, ll.size(), 100 * c.ll.median, 100 * c.ll.worst);
+  const Comparison c{summarize(all), summarize(fitted), summarize(held_out), summarize(ll)};
+  std::printf("%s\n%zu points: median |err| %.1f%%, worst %.1f%%\n%zu fitted points: median |err| %.1f%%, worst "
+              "%.1f%%\n%zu held-out points: median |err| %.1f%%, worst %.1f%%\n%zu held-out LL points: median |err| "
+              "%.1f%%, worst %.1f%%\n",
+              table.c_str(), all.size(), 100 * c.all.median, 100 * c.all.worst, fitted.size(), 100 * c.fitted.median,
+              100 * c.fitted.worst, held_out.size(), 100 * c.held_out.median, 100 * c.held_out.worst, ll.size(),
+              100 * c.ll.median, 100 * c.ll.worst);
   EXPECT_EQ(all.size(), 36u);  // allreduce 1 KB..16 MB, allgather 1 KB..1 GB
   return c;
 }
 
-// The NCCL bar (median <= 5 %, worst <= 15 %) holds for the LL files and for the median overall. The
-// worst points are bandwidth-bound LL128 (ag-2m, r48ll128 at 8-16 MB) and direct Simple sends (ag-4m,
-// ag-8m, ag-16m), which run 20-31 % slower than simulated (sim/README.md, MSCCL fidelity); the bound
-// below is what the model reaches, so that any regression fails.
+// The NCCL bar (median <= 5 %, worst <= 15 %) holds for the fitted and held-out medians and for the
+// LL files. The worst points are the direct Simple allgather files ag-4m/8m/16m (-21...-29 %) and the
+// direct LL128 ag-2m (-25 %), all held out, and r48ll128 at 2 MB (+18 %, fitted) (sim/README.md, MSCCL
+// fidelity); the bound below is what the model reaches, so that any regression fails.
 TEST(MscclFidelity, Ndv5AlgorithmFilesMatchPublishedMscclColumn) {
   const Comparison c = compare();
   EXPECT_LE(c.all.median, 0.05);
+  EXPECT_LE(c.fitted.median, 0.05);
   EXPECT_LE(c.held_out.median, 0.05);
   EXPECT_LE(c.ll.median, 0.05);
   EXPECT_LE(c.ll.worst, 0.15);
-  EXPECT_LE(c.all.worst, 0.32);
+  EXPECT_LE(c.all.worst, 0.29);
 }
 
 }  // namespace
