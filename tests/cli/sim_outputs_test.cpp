@@ -107,7 +107,10 @@ void expect_trace_matches_table(std::vector<std::string> args, const std::string
     EXPECT_EQ(process_names[static_cast<std::size_t>(rank)], "rank " + std::to_string(rank) + " (H100 SXM)");
 
   for (const auto& [row_bytes, time_us] : csv_times(args))
-    if (row_bytes == bytes) return EXPECT_NEAR(end_us, std::stod(time_us), 0.01) << "size " << size;
+    if (row_bytes == bytes) {
+      EXPECT_NEAR(end_us, std::stod(time_us), 0.01) << "size " << size;
+      return;
+    }
   ADD_FAILURE() << "no CSV row of " << bytes << " bytes";
 }
 
