@@ -1,5 +1,6 @@
-// `ccforge sim` end to end: the JSON output (metadata and rounded rows) and the Perfetto trace (a
-// process per rank, slice arguments, and an end at the time the table reports).
+// Machine-readable outputs end to end: `ccforge sim --format json` (metadata and rounded rows), the
+// Perfetto trace (a process per rank, slice arguments, an end at the time the table reports) and
+// tune's report.json metadata, which a carrying-over re-tune still reads.
 #include <array>
 #include <cmath>
 #include <cstdio>
@@ -127,6 +128,25 @@ TEST(SimTrace, TracesAnMscclAlgorithm) {
   expect_trace_matches_table({"sim", "--topo", "data/topologies/ndv5.xml", "--coll", "allgather", "--algo",
                               "tests/data/msccl/msccl_ndv5_ag-1m.xml", "-b", "1M", "-e", "4M"},
                              "2M", 2097152);
+}
+
+TEST(TuneReport, CarriesMetadataAndStillCarriesOver) {
+  const fs::path out = fs::temp_directory_path() / ("ccforge_tune_report_" + std::to_string(::getpid()));
+  fs::remove_all(out);
+  const std::string topo = "data/topologies/ndv5.xml";
+  for (const char* coll : {"allgather", "allreduce"})
+    run_ccforge({"tune", "--topo", topo, "--coll", coll, "-b", "1K", "-e", "8K", "--out", out.string()});
+  const nlohmann::json report = nlohmann::json::parse(read_file(out / "report.json"));
+  fs::remove_all(out);
+  const nlohmann::json& m = report["metadata"];
+  EXPECT_EQ(m["schema"], "ccforge.tune.report/1");
+  EXPECT_EQ(m["command"].back(), out.string());
+  EXPECT_EQ(m["command"][5], "allreduce");
+  ASSERT_EQ(m["inputs"].size(), 1u);
+  EXPECT_EQ(m["inputs"][0]["fnv1a64"], fnv1a64_hex(fnv1a64(read_file(fs::path(CCFORGE_SOURCE_DIR) / topo))));
+  // The second tune read the first one's report back and carried allgather over.
+  EXPECT_EQ(report["carried_over"], nlohmann::json({"allgather"}));
+  EXPECT_EQ(report["collectives"].size(), 2u);
 }
 
 }  // namespace
