@@ -43,7 +43,6 @@ std::string to_chrome_trace_json(const Trace& trace) {
   nlohmann::json events = nlohmann::json::array();
   auto process = [&](int pid, const std::string& name) {
     events.push_back({{"ph", "M"}, {"name", "process_name"}, {"pid", pid}, {"args", {{"name", name}}}});
-    events.push_back({{"ph", "M"}, {"name", "process_sort_index"}, {"pid", pid}, {"args", {{"sort_index", pid}}}});
   };
   for (int r = 0; r < ranks; ++r) {
     const auto index = static_cast<std::size_t>(r);
