@@ -1,8 +1,12 @@
 // `ccforge sim --topo FILE --coll COLL --algo nccl|nccl:ALGO[:PROTO]|PATH.xml`: flags and printing only;
 // the sim library does the work. Sizes and columns follow nccl-tests.
 #include <fmt/core.h>
+#include <fmt/ranges.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -18,6 +22,7 @@
 #include "ccforge/topology/topology.hpp"
 #include "check_issues.hpp"
 #include "commands.hpp"
+#include "invocation.hpp"
 #include "run_conditions.hpp"
 #include "sim_explain.hpp"
 #include "size_flags.hpp"
@@ -37,6 +42,7 @@ struct SimFlags {
   std::string profile;
   std::string format = "table";
   std::string trace;
+  std::string trace_size;
   std::string plot;
   bool dump_params = false;
   bool explain = false;
@@ -44,7 +50,8 @@ struct SimFlags {
 };
 
 struct Row {
-  ByteCount bytes;
+  ByteCount size;   // as swept (-b/-e/-f)
+  ByteCount bytes;  // of the call: size rounded down to whole elements
   std::uint64_t count;
   sim::SimResult result;
 };
@@ -56,7 +63,20 @@ ByteCount call_bytes(ByteCount size, DataType dtype, ir::Collective coll, int ng
   return size / unit * unit;
 }
 
-void print_rows(const SimFlags& f, const std::vector<Row>& rows, ir::Collective coll, int ngpus) {
+// JSON numbers carry the precision the CSV prints (0.001 us, 0.001 GB/s): more digits would claim an
+// accuracy the model does not have.
+double round_to_thousandths(double x) { return std::round(x * 1000.0) / 1000.0; }
+
+// The input files a sim run read: topology, profile, MSCCL algorithm.
+std::vector<std::filesystem::path> input_files(const SimFlags& f, const std::string& topo_file, bool algo_is_file) {
+  std::vector<std::filesystem::path> files{topo_file};
+  if (!f.profile.empty()) files.emplace_back(f.profile);
+  if (algo_is_file) files.emplace_back(f.algo);
+  return files;
+}
+
+void print_rows(const SimFlags& f, const std::vector<Row>& rows, ir::Collective coll, int ngpus,
+                const RunMetadata& metadata) {
   const double factor = ir::bus_bandwidth_factor(coll, ngpus);
   if (f.format == "csv") {
     fmt::print("size_bytes,count,dtype,time_us,algbw_gbs,busbw_gbs,algorithm\n");
@@ -66,16 +86,17 @@ void print_rows(const SimFlags& f, const std::vector<Row>& rows, ir::Collective 
                  r.result.algorithm);
     }
   } else if (f.format == "json") {
-    nlohmann::json out = nlohmann::json::array();
+    nlohmann::json out = to_json(metadata);
+    out["rows"] = nlohmann::json::array();
     for (const Row& r : rows) {
       const double alg = sim::algbw_gbs(r.bytes, r.result.time);
-      out.push_back({{"size_bytes", r.bytes},
-                     {"count", r.count},
-                     {"dtype", f.dtype},
-                     {"time_us", r.result.time.us()},
-                     {"algbw_gbs", alg},
-                     {"busbw_gbs", alg * factor},
-                     {"algorithm", r.result.algorithm}});
+      out["rows"].push_back({{"size_bytes", r.bytes},
+                             {"count", r.count},
+                             {"dtype", f.dtype},
+                             {"time_us", round_to_thousandths(r.result.time.us())},
+                             {"algbw_gbs", round_to_thousandths(alg)},
+                             {"busbw_gbs", round_to_thousandths(alg * factor)},
+                             {"algorithm", r.result.algorithm}});
     }
     fmt::print("{}\n", out.dump(2));
   } else {
@@ -105,6 +126,25 @@ void write_plot(const SimFlags& f, const std::vector<Row>& rows, ir::Collective 
   fmt::print(stderr, "sim: wrote {}\n", f.plot);
 }
 
+// --trace-size: the swept size to trace (default the smallest); a size outside the sweep is an error.
+ByteCount traced_size(const std::string& flag, const std::vector<ByteCount>& sizes) {
+  if (flag.empty()) return sizes.front();
+  const ByteCount size = size_flag("--trace-size", flag);
+  if (std::find(sizes.begin(), sizes.end(), size) == sizes.end()) {
+    std::vector<std::string> names;
+    for (ByteCount s : sizes) names.push_back(format_size(s));
+    fail_at("--trace-size", 0, fmt::format("{} is not one of the simulated sizes", flag),
+            fmt::format("use one of {}", fmt::join(names, ", ")));
+  }
+  return size;
+}
+
+// The protocol every slice of the trace ran with: the MSCCL file's, or NCCL's pick ("nccl:ring:LL").
+std::string traced_protocol(const std::optional<ir::Algorithm>& algo, const sim::SimResult& result) {
+  if (algo) return ir::to_string(algo->protocol);
+  return result.algorithm.substr(result.algorithm.rfind(':') + 1);
+}
+
 void print_params(const sim::SimParams& params) {
   for (const Param& p : params.table.all())
     fmt::print("{:<34} {:>10.4g} {:<9} {}\n", p.name, p.value, p.unit, p.source);
@@ -132,6 +172,7 @@ void run(const SimFlags& f) {
     fail_at("--format", 0, "unknown format '" + f.format + "'", "use table, csv or json");
   }
   const std::vector<ByteCount> sizes = sizes_from_flags(f.begin, f.end, f.factor);
+  const ByteCount trace_size = traced_size(f.trace_size, sizes);
   topo::LoadOptions options = f.profile.empty() ? topo::LoadOptions{} : sim::apply_profile(f.profile, params);
   apply_run_conditions(f.conditions, params);
   options.machine = machine_description(f.topo);
@@ -158,10 +199,10 @@ void run(const SimFlags& f) {
       throw CLI::RuntimeError(kExitCheckFailed);
     }
   }
-  auto simulate = [&](ByteCount bytes, sim::Trace* trace) {
+  auto simulate = [&](ByteCount bytes, sim::Trace* trace, const sim::SimParams& with) {
     const sim::CallSpec call{bytes, dtype};
-    return algo ? sim::simulate(topo, *algo, call, params, trace)
-                : sim::simulate_nccl(topo, *coll, call, *request, params, trace);
+    return algo ? sim::simulate(topo, *algo, call, with, trace)
+                : sim::simulate_nccl(topo, *coll, call, *request, with, trace);
   };
   if (f.explain) {
     if (!request || request->algo) fail_at("--explain", 0, "explains NCCL's own choice", "use --algo nccl");
@@ -178,15 +219,25 @@ void run(const SimFlags& f) {
   for (ByteCount size : sizes) {
     const ByteCount bytes = call_bytes(size, dtype, *coll, topo.num_gpus());
     if (bytes == 0) continue;
-    rows.push_back(Row{bytes, bytes / static_cast<ByteCount>(size_of(dtype)), simulate(bytes, nullptr)});
+    rows.push_back(Row{size, bytes, bytes / static_cast<ByteCount>(size_of(dtype)), simulate(bytes, nullptr, params)});
   }
-  print_rows(f, rows, *coll, topo.num_gpus());
+  const RunMetadata metadata =
+      f.format == "json" ? run_metadata(kSimJsonSchema, input_files(f, topo_file, algo.has_value())) : RunMetadata{};
+  print_rows(f, rows, *coll, topo.num_gpus(), metadata);
   if (!f.plot.empty() && !rows.empty()) write_plot(f, rows, *coll, topo.num_gpus(), topo_file);
-  if (!f.trace.empty() && !rows.empty()) {
+  const auto traced = std::find_if(rows.begin(), rows.end(), [&](const Row& r) { return r.size == trace_size; });
+  if (!f.trace.empty() && traced != rows.end()) {
+    // Traced without the host launch, which the engine does not see, then drawn with it.
+    sim::SimParams device_only = params;
+    device_only.launch.gpus_per_thread = 0;
     sim::Trace trace;
-    simulate(rows.front().bytes, &trace);
+    const SimTime device = simulate(traced->bytes, &trace, device_only).time;
+    for (int rank = 0; rank < topo.num_gpus(); ++rank)
+      trace.rank_labels.push_back(fmt::format("rank {} ({})", rank, topo.gpu(rank).model));
+    trace.protocol = traced_protocol(algo, traced->result);
+    sim::add_latency_slices(trace, device, sim::benchmark_iteration_time(SimTime{0}, params));
     write_file_atomically(f.trace, sim::to_chrome_trace_json(trace));
-    fmt::print(stderr, "sim: wrote the trace of {} bytes to {}\n", rows.front().bytes, f.trace);
+    fmt::print(stderr, "sim: wrote the trace of {} bytes to {}\n", traced->bytes, f.trace);
   }
 }
 
@@ -213,7 +264,8 @@ void add_sim_command(CLI::App& app) {
   cmd->add_option("--profile", flags->profile, "profile file overriding link.* and sim.* parameters");
   add_run_condition_flags(*cmd, flags->conditions);
   cmd->add_option("--format", flags->format, "table, csv or json")->capture_default_str();
-  cmd->add_option("--trace", flags->trace, "write a Chrome/Perfetto trace (JSON) of the smallest size here");
+  cmd->add_option("--trace", flags->trace, "write a Chrome/Perfetto trace (JSON) of one size here");
+  cmd->add_option("--trace-size", flags->trace_size, "the size --trace draws, one of the sweep's (default: the smallest)");
   cmd->add_option("--plot", flags->plot, "draw bus bandwidth against size here (.svg or .png)");
   cmd->add_flag("--explain", flags->explain,
                 "with --algo nccl: per size every algorithm x protocol x channels NCCL can run, its pick, the fastest");

@@ -15,6 +15,7 @@
 #include "ccforge/sim/sim.hpp"
 #include "ccforge/topology/topology.hpp"
 #include "commands.hpp"
+#include "invocation.hpp"
 #include "run_conditions.hpp"
 #include "size_flags.hpp"
 #include "tune_progress.hpp"
@@ -118,6 +119,9 @@ void run_tune(const TuneFlags& f) {
   load.machine = machine_description(f.topo);
   const topo::Topology topology = load_topology(f.topo, topo_file, load);
   warn_sizes_beyond_gpu_memory(topology, options.sizes);
+  std::vector<std::filesystem::path> inputs{topo_file};
+  if (!f.profile.empty()) inputs.emplace_back(f.profile);
+  options.metadata = run_metadata(kTuneReportSchema, inputs);
   const search::TuneResult result = [&] {
     TuneProgressLog progress;  // ends (its last line too) before the summary prints
     options.progress = progress.callback();

@@ -7,6 +7,7 @@
 
 #include "ccforge/common/diag.hpp"
 #include "commands.hpp"
+#include "invocation.hpp"
 
 namespace {
 
@@ -16,6 +17,7 @@ constexpr int kExitBadInput = 2;
 }  // namespace
 
 int main(int argc, char** argv) {
+  ccforge::cli::record_invocation(argc, argv);
   CLI::App app{"ccforge: find, prove and ship the fastest collective-communication algorithms for a GPU cluster"};
   app.require_subcommand(1);
   app.set_version_flag("--version", std::string("ccforge ") + CCFORGE_VERSION);

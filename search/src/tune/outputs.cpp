@@ -140,7 +140,7 @@ std::string report_json(const TuneResult& result, const TuneOptions& options, co
                      {"nccl_space", nccl_space_json(ct.nccl_space, options.min_gain)}});
   }
   for (const nlohmann::json& entry : carried.report_entries) colls.push_back(entry);
-  const nlohmann::json report{
+  nlohmann::json report{
       {"topology", result.topology},
       {"runtime", {{"name", ir::to_string(result.target.runtime)}, {"multiprocessors", result.target.multiprocessors}}},
       {"carried_over", carried.collectives},
@@ -157,6 +157,7 @@ std::string report_json(const TuneResult& result, const TuneOptions& options, co
       {"unmeasured_bands", unmeasured},
       // The only member that differs between identical runs.
       {"timing", timing_json(result, options)}};
+  if (options.metadata) report["metadata"] = to_json(*options.metadata);
   return report.dump(1) + "\n";
 }
 

@@ -13,6 +13,7 @@
 #include "ccforge/common/data_type.hpp"
 #include "ccforge/common/diag.hpp"
 #include "ccforge/common/params.hpp"
+#include "ccforge/common/run_metadata.hpp"
 #include "ccforge/common/units.hpp"
 #include "ccforge/ir/ir.hpp"
 #include "ccforge/ir/runtime.hpp"
@@ -267,6 +268,8 @@ struct TuneOptions {
   // Called from worker threads (serialised) as each phase starts, after each finished piece of work in
   // it, and once at its end.
   std::function<void(const TuneProgress&)> progress;
+  // Written as report.json's "metadata" (schema, ccforge version, command line, input hashes) when set.
+  std::optional<RunMetadata> metadata;
 };
 
 struct CollectiveTune {

@@ -75,21 +75,31 @@ struct TraceSlice {
   std::string name;
   SimTime start;
   SimTime end;
+  double wire_bytes = 0.0;  // bytes the task put on the wire (payload / protocol efficiency); 0 for local work
 };
 struct TraceCounter {
   int track = 0;
   SimTime at;
   double value = 0.0;  // GB/s carried by the link
 };
+// Tracks of a rank are named "rank N ..." by the lowerings; the JSON groups them into one process per
+// rank, named by rank_labels.
 struct Trace {
   std::vector<std::string> track_names;  // index == track id
   std::vector<TraceSlice> slices;
   std::vector<TraceCounter> counters;
+  SimTime device_end;                    // the engine's makespan: when the last task finished
+  std::vector<std::string> rank_labels;  // index == rank: "rank 0 (H100 SXM)"
+  std::string protocol;                  // of every slice: LL, LL128, Simple
   int add_track(std::string name) {
     track_names.push_back(std::move(name));
     return static_cast<int>(track_names.size()) - 1;
   }
 };
+// Draws what the engine does not: the base latency the call pays after its last task (from
+// device_end to `device`, the simulated time without the host launch) and the host's kernel launches
+// (from 0 to `host_launch`, benchmark_iteration_time(0)), so that the trace ends at the reported time.
+void add_latency_slices(Trace& trace, SimTime device, SimTime host_launch);
 std::string to_chrome_trace_json(const Trace& trace);
 
 struct SimResult {
