@@ -36,8 +36,7 @@ struct SimFlags {
   RunConditionFlags conditions;
   std::string coll;
   std::string algo = "nccl";
-  std::string begin = "1K", end = "1G";
-  int factor = 2;
+  SizeSweepFlags sizes;
   std::string dtype = "half";
   std::string profile;
   std::string format = "table";
@@ -171,7 +170,7 @@ void run(const SimFlags& f) {
   if (f.format != "table" && f.format != "csv" && f.format != "json") {
     fail_at("--format", 0, "unknown format '" + f.format + "'", "use table, csv or json");
   }
-  const std::vector<ByteCount> sizes = sizes_from_flags(f.begin, f.end, f.factor);
+  const std::vector<ByteCount> sizes = sweep_sizes(f.sizes, "1G");
   const ByteCount trace_size = traced_size(f.trace_size, sizes);
   topo::LoadOptions options = f.profile.empty() ? topo::LoadOptions{} : sim::apply_profile(f.profile, params);
   apply_run_conditions(f.conditions, params);
@@ -255,11 +254,7 @@ void add_sim_command(CLI::App& app) {
   cmd->add_option("--algo", flags->algo,
                   "nccl, nccl:ALGO[:PROTO] (ring, tree, nvls; ll, ll128, simple) or an MSCCL XML file")
       ->capture_default_str();
-  cmd->add_option("-b,--minbytes", flags->begin, "smallest size (nccl-tests meaning; K/M/G are powers of 2)")
-      ->capture_default_str();
-  cmd->add_option("-e,--maxbytes", flags->end, "largest size")->capture_default_str();
-  cmd->add_option("-f,--stepfactor", flags->factor, "multiply the size by this factor each step")
-      ->capture_default_str();
+  add_size_sweep_flags(*cmd, flags->sizes, "1G");
   cmd->add_option("-d,--datatype", flags->dtype, "element type: " + data_type_names())->capture_default_str();
   cmd->add_option("--profile", flags->profile, "profile file overriding link.* and sim.* parameters");
   add_run_condition_flags(*cmd, flags->conditions);

@@ -72,9 +72,6 @@ inline std::vector<ByteCount> sweep_sizes(const SizeSweepFlags& f, const std::st
   return linear_size_sweep(b, e, step);
 }
 
-inline std::vector<ByteCount> sizes_from_flags(const std::string& begin, const std::string& end, int factor) {
-  return sweep_sizes(SizeSweepFlags{begin, end, factor, "", true}, end);
-}
 
 // One line on stderr when the largest size exceeds the memory of the topology's smallest GPU: nccl-tests'
 // size is the largest buffer a rank holds, so such a call cannot run; it is simulated anyway.
