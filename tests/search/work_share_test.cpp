@@ -14,7 +14,7 @@
 #include "ccforge/common/atomic_file.hpp"
 #include "ccforge/search/search.hpp"
 #include "ccforge/topology/topology.hpp"
-#include "source_dir.hpp"
+#include "tune_dirs.hpp"
 
 namespace ccforge::search {
 namespace {
@@ -54,16 +54,9 @@ class ThreadJob {
   std::vector<Member> members_;
 };
 
-const topo::Topology& ndv5() {
-  static const topo::Topology t = topo::load_topology(std::string(CCFORGE_SOURCE_DIR) + "/data/topologies/ndv5.xml");
-  return t;
-}
+const topo::Topology& ndv5() { return bundled_ndv5(); }
 
-fs::path fresh_dir(const std::string& name) {
-  const fs::path dir = fs::temp_directory_path() / ("ccforge_work_share_test_" + name + "_" + std::to_string(::getpid()));
-  fs::remove_all(dir);
-  return dir;
-}
+fs::path fresh_dir(const std::string& name) { return fresh_tune_dir("work_share_test", name); }
 
 TuneOptions options(const fs::path& dir) {
   TuneOptions o;
@@ -135,6 +128,8 @@ TEST(SearchWorkShare, ThreeProcessesWriteWhatOneWrites) {
     simulated += p.simulations;
   }
   EXPECT_EQ(simulated, shared.simulations);  // and no simulation ran twice
+  for (const ProcessUsage& p : shared.processes) EXPECT_LT(p.points_proven, single.points_proven);
+  EXPECT_EQ(shared.points_proven, single.points_proven);  // each grid point proven once in the job
   // Rank 0's checkpoint holds every result (a single process can resume from it); the others their own.
   EXPECT_EQ(lines(one / "checkpoint.jsonl").size(), lines(three / "checkpoint.jsonl").size());
   for (const char* name : {"checkpoint.rank1.jsonl", "checkpoint.rank2.jsonl"}) EXPECT_TRUE(fs::exists(three / name)) << name;

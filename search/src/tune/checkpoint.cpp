@@ -150,8 +150,10 @@ void CheckpointJournal::record(const std::string& key, const Sample& sample) {
   finished_[key] = sample;
 }
 
+std::string CheckpointJournal::line(const std::string& key, const Verdict& verdict) { return verdict_json(key, verdict).dump() + "\n"; }
+
 void CheckpointJournal::record(const std::string& key, const Verdict& verdict) {
-  append(verdict_json(key, verdict).dump() + "\n");
+  append(line(key, verdict));
   verdicts_[key] = verdict;
 }
 

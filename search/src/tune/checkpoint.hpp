@@ -49,6 +49,7 @@ class CheckpointJournal {
   void record(const std::string& key, const std::vector<SimTime>& floors);
   // Entries as record() journals them, one line each: what the processes of a shared tune send each other.
   static std::string line(const std::string& key, const Sample& sample);
+  static std::string line(const std::string& key, const Verdict& verdict);
   static std::string line(const std::string& key, const std::vector<SimTime>& floors);
   // Records each entry of `lines` (line()'s output, concatenated) whose key this journal lacks.
   void absorb(const std::string& lines);

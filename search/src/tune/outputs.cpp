@@ -114,7 +114,7 @@ void add_expected_error(nlohmann::json& band, const CollectiveTune& ct, const Ba
 nlohmann::json timing_json(const TuneResult& result, const TuneOptions& options) {
   nlohmann::json processes = nlohmann::json::array();
   for (const ProcessUsage& p : result.processes)
-    processes.push_back({{"cpu_s", p.cpu_s}, {"peak_rss_mib", p.peak_rss_mib}, {"simulations", p.simulations}});
+    processes.push_back({{"cpu_s", p.cpu_s}, {"peak_rss_mib", p.peak_rss_mib}, {"simulations", p.simulations}, {"points_proven", p.points_proven}});
   nlohmann::json phases = nlohmann::json::array();
   double peak = 0;
   for (const PhaseTime& p : result.phases) {

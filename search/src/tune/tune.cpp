@@ -420,7 +420,8 @@ TuneResult tune(const topo::Topology& topo, const TuneOptions& options, const si
     if (options.progress)
       progress = [&](std::size_t done, std::size_t total) { options.progress({kPhaseCandidates, done, total}); };
     BuildCounts built;
-    std::vector<CandidateSet> candidates = enumerate_candidates(topo, options.collectives, target, progress, &journal, built);
+    std::vector<CandidateSet> candidates =
+        enumerate_candidates(topo, options.collectives, target, progress, &journal, built, options.share);
     return run_tune(topo, options, params, target, std::move(candidates), built, journal, clock);
   });
 }

@@ -41,7 +41,7 @@ class WorkDivision {
 };
 
 // Collective: result.processes from every process's usage so far (CPU, peak memory, `simulated` by
-// it, its resumed counts), and result.resumed_tasks and floors_resumed summed over the job.
+// it, its proven and resumed counts), and result's points_proven and resumed counts summed over the job.
 void join_process_usage(const WorkDivision& division, std::size_t simulated, TuneResult& result);
 
 }  // namespace ccforge::search

@@ -296,7 +296,8 @@ struct PhaseTime {
 // What one process of a tune's job did and used, for report.json.
 struct ProcessUsage {
   double cpu_s = 0.0, peak_rss_mib = 0.0;
-  std::size_t simulations = 0;  // simulated by this process (not resumed, not received)
+  std::size_t simulations = 0;    // simulated by this process (not resumed, not received)
+  std::size_t points_proven = 0;  // candidate grid points built and proven by this process
 };
 
 struct TuneResult {
