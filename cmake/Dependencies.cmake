@@ -32,3 +32,17 @@ if(CMAKE_CUDA_COMPILER AND NOT CCFORGE_SANITIZE)
   find_path(CCFORGE_NCCL_INCLUDE nccl.h HINTS ${CUDAToolkit_INCLUDE_DIRS} /usr/local/cuda/include)
 endif()
 message(STATUS "ccforge: CUDA backend ${CCFORGE_HAVE_CUDA}")
+
+# MPI is optional: with it `mpirun -n N ccforge tune` (or srun) shares a tune among N processes
+# (apps/ccforge/mpi_job.cpp); without it every command is the same single-process one. Not in sanitized
+# builds: Open MPI's components, loaded and unloaded at run time, leave allocations LeakSanitizer cannot
+# attribute to a library (so no suppression can name them).
+option(CCFORGE_MPI "Share tunes among MPI processes when MPI is found" ON)
+set(CCFORGE_HAVE_MPI OFF)
+if(CCFORGE_MPI AND NOT CCFORGE_SANITIZE)
+  find_package(MPI COMPONENTS CXX)
+  if(MPI_CXX_FOUND)
+    set(CCFORGE_HAVE_MPI ON)
+  endif()
+endif()
+message(STATUS "ccforge: MPI ${CCFORGE_HAVE_MPI}")

@@ -10,6 +10,7 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   libplplot-dev plplot-driver-cairo
   clang libclang-rt-14-dev
+  libopenmpi-dev openmpi-bin
 )
 
 missing=()

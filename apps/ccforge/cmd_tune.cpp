@@ -91,8 +91,10 @@ void print_summary(const search::TuneResult& r, const std::vector<sim::Selection
   }
 }
 
-void run_tune(const TuneFlags& f) {
-  if (f.list) return print_registry();
+void run_tune(const TuneFlags& f, const search::WorkShare* share) {
+  // Rank 0 of a job prints (and writes the outputs); the other ranks work silently.
+  const bool lead = share == nullptr || share->rank() == 0;
+  if (f.list) return lead ? print_registry() : void();
   const std::string topo_file = topology_file(f.topo, "--topo FILE (or use --list)");
   check_output_path(f.out, OutputKind::Directory, "--out");
   search::TuneOptions options;
@@ -118,10 +120,16 @@ void run_tune(const TuneFlags& f) {
   apply_run_conditions(f.conditions, params);
   load.machine = machine_description(f.topo);
   const topo::Topology topology = load_topology(f.topo, topo_file, load);
-  warn_sizes_beyond_gpu_memory(topology, options.sizes);
+  if (lead) warn_sizes_beyond_gpu_memory(topology, options.sizes);
+  options.share = share;
   std::vector<std::filesystem::path> inputs{topo_file};
   if (!f.profile.empty()) inputs.emplace_back(f.profile);
   options.metadata = run_metadata(kTuneReportSchema, inputs);
+  if (!lead) {
+    search::tune(topology, options, params);
+    return;
+  }
+  if (share && share->size() > 1) fmt::print(stderr, "sharing the tune among {} MPI processes\n", share->size());
   const search::TuneResult result = [&] {
     TuneProgressLog progress;  // ends (its last line too) before the summary prints
     options.progress = progress.callback();
@@ -145,7 +153,7 @@ void run_tune(const TuneFlags& f) {
 
 }  // namespace
 
-void add_tune_command(CLI::App& app) {
+void add_tune_command(CLI::App& app, const search::WorkShare* share) {
   auto flags = std::make_shared<TuneFlags>();
   CLI::App* cmd = app.add_subcommand("tune", "find the fastest algorithm per collective and size band, export MSCCL XML");
   cmd->add_option("--topo", flags->topo.file, "topology file (NCCL topology XML or ccforge cluster file; default: $NCCL_TOPO_FILE)");
@@ -175,7 +183,7 @@ void add_tune_command(CLI::App& app) {
   cmd->add_flag("--no-nccl-space", flags->no_nccl_space, "skip that search")->excludes(space);
   cmd->add_flag("--replace", flags->replace,
                 "drop collectives an earlier tune in DIR had and this one does not tune (default: keep them)");
-  cmd->callback([flags] { run_tune(*flags); });
+  cmd->callback([flags, share] { run_tune(*flags, share); });
 }
 
 }  // namespace ccforge::cli

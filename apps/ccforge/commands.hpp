@@ -4,10 +4,13 @@
 
 #include <CLI/CLI.hpp>
 
+#include "ccforge/search/work_share.hpp"
+
 namespace ccforge::cli {
 
 void add_topo_command(CLI::App& app);
-void add_tune_command(CLI::App& app);
+// `share`: the MPI job's processes the tune divides its work among (job.hpp); nullptr: this one alone.
+void add_tune_command(CLI::App& app, const search::WorkShare* share);
 void add_sim_command(CLI::App& app);
 void add_validate_command(CLI::App& app);
 void add_ir_command(CLI::App& app);

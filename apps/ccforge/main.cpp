@@ -1,6 +1,8 @@
 #include <cstdio>
 #include <exception>
+#include <memory>
 #include <string>
+#include <string_view>
 
 #include <CLI/CLI.hpp>
 #include <fmt/core.h>
@@ -8,6 +10,7 @@
 #include "ccforge/common/diag.hpp"
 #include "commands.hpp"
 #include "invocation.hpp"
+#include "job.hpp"
 
 namespace {
 
@@ -17,12 +20,23 @@ constexpr int kExitBadInput = 2;
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Only tune shares work among the processes of an MPI job; joined before parsing, so that a bad flag
+  // is reported once for the job.
+  const std::unique_ptr<ccforge::cli::JobSession> job =
+      argc > 1 && std::string_view(argv[1]) == "tune" ? ccforge::cli::join_job(argc, argv) : nullptr;
+  const ccforge::search::WorkShare* share = job ? &job->share() : nullptr;
+  // One line on stderr and the exit code; in a job of several processes that line ends all of them.
+  const auto fail = [&](const std::string& line, int code) {
+    if (share && share->size() > 1) job->fail(line, code);
+    fmt::print(stderr, "{}\n", line);
+    return code;
+  };
   ccforge::cli::record_invocation(argc, argv);
   CLI::App app{"ccforge: find, prove and ship the fastest collective-communication algorithms for a GPU cluster"};
   app.require_subcommand(1);
   app.set_version_flag("--version", std::string("ccforge ") + CCFORGE_VERSION);
   ccforge::cli::add_topo_command(app);
-  ccforge::cli::add_tune_command(app);
+  ccforge::cli::add_tune_command(app, share);
   ccforge::cli::add_sim_command(app);
   ccforge::cli::add_validate_command(app);
   ccforge::cli::add_ir_command(app);
@@ -42,18 +56,12 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     // CLI11 checks required subcommands before it reports leftovers; name the leftover, it is the cause.
     const auto leftovers = app.remaining(true);
-    if (!leftovers.empty()) {
-      fmt::print(stderr, "ccforge: unrecognised argument '{}' (see --help)\n", leftovers.front());
-    } else {
-      fmt::print(stderr, "ccforge: {} (see --help)\n", e.what());
-    }
-    return kExitBadInput;
+    if (!leftovers.empty()) return fail(fmt::format("ccforge: unrecognised argument '{}' (see --help)", leftovers.front()), kExitBadInput);
+    return fail(fmt::format("ccforge: {} (see --help)", e.what()), kExitBadInput);
   } catch (const ccforge::DiagError& e) {
-    fmt::print(stderr, "{}\n", e.what());
-    return kExitBadInput;
+    return fail(e.what(), kExitBadInput);
   } catch (const std::exception& e) {
-    fmt::print(stderr, "ccforge: internal error: {}\n", e.what());
-    return 3;
+    return fail(fmt::format("ccforge: internal error: {}", e.what()), 3);
   }
   return 0;
 }

@@ -16,23 +16,16 @@
 #include "ccforge/sim/selection_table.hpp"
 #include "ccforge/sim/sim.hpp"
 #include "ccforge/topology/topology.hpp"
-#include "source_dir.hpp"
+#include "tune_dirs.hpp"
 
 namespace ccforge::search {
 namespace {
 
 namespace fs = std::filesystem;
 
-const topo::Topology& ndv5() {
-  static const topo::Topology t = topo::load_topology(std::string(CCFORGE_SOURCE_DIR) + "/data/topologies/ndv5.xml");
-  return t;
-}
+const topo::Topology& ndv5() { return bundled_ndv5(); }
 
-fs::path fresh_dir(const std::string& name) {
-  const fs::path dir = fs::temp_directory_path() / ("ccforge_tune_test_" + name + "_" + std::to_string(::getpid()));
-  fs::remove_all(dir);
-  return dir;
-}
+fs::path fresh_dir(const std::string& name) { return fresh_tune_dir("tune_test", name); }
 
 TuneOptions options(const fs::path& dir, int jobs) {
   TuneOptions o;

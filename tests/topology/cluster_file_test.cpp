@@ -44,6 +44,17 @@ TEST(ClusterFile, Ndv5X128Has1024GpusIn128Nodes) {
   EXPECT_EQ(count(t, VertexKind::NetSwitch), 8 * 4 + 32);
 }
 
+// The bundled 16,384-GPU cluster (its comment derives the tiers): each rail's 2048 NICs fill 64 leaves
+// of 32 down-ports, 8 rails; 32 spines.
+TEST(ClusterFile, Ndv5X2048Has16384GpusIn2048Nodes) {
+  const Topology t = load_topology(bundled("ndv5-x2048.xml"));
+  EXPECT_EQ(t.num_gpus(), 16384);
+  EXPECT_EQ(t.num_nodes(), 2048);
+  EXPECT_EQ(count(t, VertexKind::Nic), 16384);
+  EXPECT_EQ(count(t, VertexKind::NetSwitch), 8 * 64 + 32);
+  EXPECT_EQ(t.route(0, 16384 - 8).path_class, PathClass::Net);  // node 0 to node 2047, same rail
+}
+
 TEST(ClusterFile, RanksAreNodeMajor) {
   const Topology t = load_topology(bundled("ndv5-x16.xml"));
   EXPECT_EQ(t.num_gpus(), 128);

@@ -16,6 +16,7 @@
 #include "program.hpp"
 #include "tune/candidates.hpp"
 #include "tune/runtime_fit.hpp"
+#include "tune/work_division.hpp"
 
 namespace ccforge::search {
 
@@ -128,12 +129,15 @@ constexpr std::array<ir::Protocol, 3> kProtocols{ir::Protocol::Simple, ir::Proto
 bool rejected_before_built(const Proven& p) { return !p.algorithm && !p.unfit; }
 
 // Builds grid points of every group in parallel (each writes only its own slot, so the sets do not
-// depend on the thread count), reporting each finished point.
+// depend on the thread count), reporting each finished point. Shared among processes, each proves its
+// share of the points and only regenerates the others' accepted ones once their verdicts arrive
+// (proving is most of the cost: ndv5-x16's resume, which only regenerates, took 4 of 98 s CPU).
 class PointBuilder {
  public:
   PointBuilder(std::vector<GridGroup>& groups, const std::vector<ir::Collective>& colls, const DeployTarget& target,
-               const BuildProgress& progress, CheckpointJournal* journal, BuildCounts& counts)
-      : groups_(groups), colls_(colls), target_(target), progress_(progress), journal_(journal), counts_(counts) {}
+               const BuildProgress& progress, CheckpointJournal* journal, BuildCounts& counts, const WorkDivision& division)
+      : groups_(groups), colls_(colls), target_(target), progress_(progress), journal_(journal), counts_(counts),
+        division_(division) {}
 
   void build_simple() {
     std::vector<Point> points;
@@ -163,31 +167,53 @@ class PointBuilder {
       const std::lock_guard<std::mutex> lock(mutex_);
       total_ += points.size();
     }
+    std::vector<std::size_t> theirs;  // points another process proves: regenerated after the join
     tbb::parallel_for(std::size_t{0}, points.size(), [&](std::size_t k) {
-      const Point& pt = points[k];
-      GridGroup& group = groups_[pt.group];
-      GenRequest req = group.requests[pt.request];
-      req.protocol = kProtocols[pt.protocol];
-      const std::string key = fmt::format("built/{}/{}/{}/{}/{}", ir::to_string(colls_[group.coll]), group.gen->name,
-                                          group.tree_set, pt.request, ir::to_string(req.protocol));
-      const Verdict* known = nullptr;
-      if (journal_) {
-        const std::lock_guard<std::mutex> lock(mutex_);  // other points record meanwhile (map nodes stay put)
-        const auto it = journal_->verdicts().find(key);
-        if (it != journal_->verdicts().end()) known = &it->second;
-      }
-      std::optional<Proven>& slot = group.built[pt.request][pt.protocol];
-      slot = known ? rebuilt(*group.gen, req, *known) : build_proven(*group.gen, req, target_);
+      if (division_.mine(dealt_ + k) || known(key(points[k]))) return build(points[k]);
       const std::lock_guard<std::mutex> lock(mutex_);
-      if (known) {
-        ++counts_.resumed;
-      } else {
-        ++counts_.proven;
-        if (journal_) journal_->record(key, Verdict{slot->name, slot->algorithm.has_value(), slot->unfit, slot->why_not});
-      }
-      ++done_;
-      if (progress_) progress_(done_, total_);
+      theirs.push_back(k);
     });
+    dealt_ += points.size();
+    if (division_.alone()) return;
+    std::string lines;
+    for (std::size_t k = 0; k < points.size(); ++k)
+      if (division_.mine(dealt_ - points.size() + k)) lines += CheckpointJournal::line(key(points[k]), *known(key(points[k])));
+    division_.join(lines, *journal_);
+    tbb::parallel_for(std::size_t{0}, theirs.size(), [&](std::size_t k) { build(points[theirs[k]], false); });
+  }
+
+  std::string key(const Point& pt) const {
+    const GridGroup& group = groups_[pt.group];
+    return fmt::format("built/{}/{}/{}/{}/{}", ir::to_string(colls_[group.coll]), group.gen->name, group.tree_set,
+                       pt.request, ir::to_string(kProtocols[pt.protocol]));
+  }
+
+  // The journal's verdict on a point, if any; other points record meanwhile (map nodes stay put).
+  const Verdict* known(const std::string& key) {
+    if (!journal_) return nullptr;
+    const std::lock_guard<std::mutex> lock(mutex_);
+    const auto it = journal_->verdicts().find(key);
+    return it == journal_->verdicts().end() ? nullptr : &it->second;
+  }
+
+  // `own`: a verdict the journal has was this process's (a resumed one), not another's just received.
+  void build(const Point& pt, bool own = true) {
+    GridGroup& group = groups_[pt.group];
+    GenRequest req = group.requests[pt.request];
+    req.protocol = kProtocols[pt.protocol];
+    const std::string key = this->key(pt);
+    const Verdict* known = this->known(key);
+    std::optional<Proven>& slot = group.built[pt.request][pt.protocol];
+    slot = known ? rebuilt(*group.gen, req, *known) : build_proven(*group.gen, req, target_);
+    const std::lock_guard<std::mutex> lock(mutex_);
+    if (!known) {
+      ++counts_.proven;
+      if (journal_) journal_->record(key, Verdict{slot->name, slot->algorithm.has_value(), slot->unfit, slot->why_not});
+    } else if (own) {
+      ++counts_.resumed;
+    }
+    ++done_;
+    if (progress_) progress_(done_, total_);
   }
 
   // A point the journal has a verdict for: the rejection as recorded, an accepted point regenerated.
@@ -204,8 +230,10 @@ class PointBuilder {
   const BuildProgress& progress_;
   CheckpointJournal* journal_;
   BuildCounts& counts_;
+  const WorkDivision& division_;
   std::mutex mutex_;
   std::size_t done_ = 0, total_ = 0;
+  std::size_t dealt_ = 0;  // points dealt to the processes so far
 };
 
 void add(Proven&& p, const GridGroup& group, const GenRequest& req, CandidateSet& out) {
@@ -292,7 +320,7 @@ CandidateSet enumerate_candidates(const topo::Topology& topo, ir::Collective col
 
 std::vector<CandidateSet> enumerate_candidates(const topo::Topology& topo, const std::vector<ir::Collective>& colls,
                                                const DeployTarget& target, const BuildProgress& progress,
-                                               CheckpointJournal* journal, BuildCounts& counts) {
+                                               CheckpointJournal* journal, BuildCounts& counts, const WorkShare* share) {
   std::vector<TopologyInputs> inputs(colls.size());
   tbb::parallel_for(std::size_t{0}, colls.size(), [&](std::size_t c) { inputs[c] = topology_inputs(topo, colls[c]); });
   std::vector<GridGroup> groups;
@@ -303,7 +331,8 @@ std::vector<CandidateSet> enumerate_candidates(const topo::Topology& topo, const
       for (std::size_t ts = 0; ts < tree_choices; ++ts)
         groups.push_back(GridGroup{c, &gen, ts, grid_requests(gen, topo, colls[c], inputs[c], ts), {}});
     }
-  PointBuilder builder(groups, colls, target, progress, journal, counts);
+  const WorkDivision division(journal ? share : nullptr);  // the verdicts travel through the journal
+  PointBuilder builder(groups, colls, target, progress, journal, counts, division);
   builder.build_simple();
   builder.build_other_protocols();
   std::vector<CandidateSet> sets(colls.size());

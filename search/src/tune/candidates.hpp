@@ -21,9 +21,11 @@ struct BuildCounts {
 
 // The same sets as enumerate_candidates once per collective. A grid point whose verdict `journal`
 // holds is not proven again: a rejection is taken as recorded, an accepted point is only regenerated
-// (and proven after all should the generator now name it differently).
+// (and proven after all should the generator now name it differently). With `share` (and a journal)
+// each process of the job proves its share of the points and regenerates the others' accepted ones.
 std::vector<CandidateSet> enumerate_candidates(const topo::Topology& topo, const std::vector<ir::Collective>& colls,
                                                const DeployTarget& target, const BuildProgress& progress,
-                                               CheckpointJournal* journal, BuildCounts& counts);
+                                               CheckpointJournal* journal, BuildCounts& counts,
+                                               const WorkShare* share = nullptr);
 
 }  // namespace ccforge::search

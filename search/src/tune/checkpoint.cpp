@@ -64,9 +64,14 @@ std::string fingerprint(const topo::Topology& topo, const TuneOptions& options, 
 
 }  // namespace
 
+std::string checkpoint_file_name(int rank) {
+  return rank == 0 ? "checkpoint.jsonl" : fmt::format("checkpoint.rank{}.jsonl", rank);
+}
+
 CheckpointJournal open_tune_journal(const topo::Topology& topo, const TuneOptions& options, const sim::SimParams& params) {
   std::filesystem::create_directories(options.out_dir);
-  return CheckpointJournal(options.out_dir / "checkpoint.jsonl", fingerprint(topo, options, params), options.resume);
+  const int rank = options.share ? options.share->rank() : 0;
+  return CheckpointJournal(options.out_dir / checkpoint_file_name(rank), fingerprint(topo, options, params), options.resume);
 }
 
 CheckpointJournal::CheckpointJournal(std::filesystem::path path, std::string fingerprint, bool resume)
@@ -100,10 +105,7 @@ void CheckpointJournal::load() {
     }
     if (j.is_discarded() && last) break;  // torn by a kill mid-write: that task simply reruns
     try {
-      const std::string key = j.at("key").get<std::string>();
-      if (j.contains("verdict")) verdicts_[key] = parse_verdict(j.at("verdict"));
-      else if (j.contains("floors")) floors_[key] = parse_floors(j.at("floors"));
-      else finished_[key] = parse_sample(j);
+      add(j);
     } catch (const nlohmann::json::exception&) {
       throw fail("malformed checkpoint entry");
     }
@@ -117,23 +119,46 @@ void CheckpointJournal::load() {
   write_file_atomically(path_, rewritten);
 }
 
+bool CheckpointJournal::add(const nlohmann::json& j) {
+  const std::string key = j.at("key").get<std::string>();
+  if (j.contains("verdict")) return verdicts_.insert_or_assign(key, parse_verdict(j.at("verdict"))).second;
+  if (j.contains("floors")) return floors_.insert_or_assign(key, parse_floors(j.at("floors"))).second;
+  return finished_.insert_or_assign(key, parse_sample(j)).second;
+}
+
+void CheckpointJournal::absorb(const std::string& lines) {
+  std::istringstream in(lines);
+  for (std::string entry; std::getline(in, entry);) {
+    const nlohmann::json j = nlohmann::json::parse(entry);  // line()'s own output: a parse error is a bug, thrown
+    if (add(j)) append(entry + "\n");
+  }
+}
+
+std::string CheckpointJournal::line(const std::string& key, const Sample& sample) { return sample_line(key, sample); }
+
+std::string CheckpointJournal::line(const std::string& key, const std::vector<SimTime>& floors) {
+  return floors_json(key, floors).dump() + "\n";
+}
+
 void CheckpointJournal::append(const std::string& line) {
   out_ << line;
   out_.flush();
 }
 
 void CheckpointJournal::record(const std::string& key, const Sample& sample) {
-  append(sample_line(key, sample));
+  append(line(key, sample));
   finished_[key] = sample;
 }
 
+std::string CheckpointJournal::line(const std::string& key, const Verdict& verdict) { return verdict_json(key, verdict).dump() + "\n"; }
+
 void CheckpointJournal::record(const std::string& key, const Verdict& verdict) {
-  append(verdict_json(key, verdict).dump() + "\n");
+  append(line(key, verdict));
   verdicts_[key] = verdict;
 }
 
 void CheckpointJournal::record(const std::string& key, const std::vector<SimTime>& floors) {
-  append(floors_json(key, floors).dump() + "\n");
+  append(line(key, floors));
   floors_[key] = floors;
 }
 

@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json_fwd.hpp>
+
 #include "ccforge/common/units.hpp"
 #include "ccforge/search/search.hpp"
 #include "ccforge/sim/sim.hpp"
@@ -45,9 +47,17 @@ class CheckpointJournal {
   void record(const std::string& key, const Sample& sample);
   void record(const std::string& key, const Verdict& verdict);
   void record(const std::string& key, const std::vector<SimTime>& floors);
+  // Entries as record() journals them, one line each: what the processes of a shared tune send each other.
+  static std::string line(const std::string& key, const Sample& sample);
+  static std::string line(const std::string& key, const Verdict& verdict);
+  static std::string line(const std::string& key, const std::vector<SimTime>& floors);
+  // Records each entry of `lines` (line()'s output, concatenated) whose key this journal lacks.
+  void absorb(const std::string& lines);
 
  private:
   void load();
+  // Adds one parsed entry line to the maps; false when its key was known already.
+  bool add(const nlohmann::json& entry);
   void append(const std::string& line);
   std::filesystem::path path_;
   std::string fingerprint_;
@@ -57,8 +67,13 @@ class CheckpointJournal {
   std::ofstream out_;
 };
 
-// The journal in options.out_dir (created), resumed with options.resume; its fingerprint is everything
-// journaled work depends on: topology, dtype, sizes, link and simulator parameters.
+// The journal file of process `rank` of a tune's job: checkpoint.jsonl for rank 0 (the one a
+// single process writes, and which holds every finished result of the job), checkpoint.rankR.jsonl
+// for the others (their own work).
+std::string checkpoint_file_name(int rank);
+
+// This process's journal in options.out_dir (created), resumed with options.resume; its fingerprint is
+// everything journaled work depends on: topology, dtype, sizes, link and simulator parameters.
 CheckpointJournal open_tune_journal(const topo::Topology& topo, const TuneOptions& options, const sim::SimParams& params);
 
 }  // namespace ccforge::search

@@ -20,8 +20,16 @@ constexpr std::array<std::string_view, 12> kOwnEntries{
     "selection.csv", "selection.md", "bands.csv", "report.json",      "algorithms",      "algorithms-rooted",
     "candidates",    "DEPLOY.md",    "env.sh",    "checkpoint.jsonl", "nccl-tuner.conf", "plots"};
 
+// checkpoint.rankR.jsonl: the journal of rank R > 0 of a tune shared among processes (checkpoint_file_name).
+bool rank_checkpoint(const std::string& name) {
+  constexpr std::string_view prefix = "checkpoint.rank", suffix = ".jsonl";
+  if (!name.starts_with(prefix) || !name.ends_with(suffix) || name.size() == prefix.size() + suffix.size()) return false;
+  const std::string_view digits = std::string_view(name).substr(prefix.size(), name.size() - prefix.size() - suffix.size());
+  return std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
 bool own_entry(const std::string& name) {
-  return std::find(kOwnEntries.begin(), kOwnEntries.end(), name) != kOwnEntries.end() ||
+  return std::find(kOwnEntries.begin(), kOwnEntries.end(), name) != kOwnEntries.end() || rank_checkpoint(name) ||
          name.find(".tmp.") != std::string::npos;  // a write_file_atomically temporary of a killed run
 }
 

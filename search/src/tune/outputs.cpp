@@ -9,6 +9,7 @@
 #include "ccforge/common/atomic_file.hpp"
 #include "ccforge/common/csv.hpp"
 #include "ccforge/plot/selection_chart.hpp"
+#include "tune/checkpoint.hpp"
 #include "tune/deploy_notes.hpp"
 #include "tune/output_dir.hpp"
 #include "tune/runtime_fit.hpp"
@@ -108,8 +109,12 @@ void add_expected_error(nlohmann::json& band, const CollectiveTune& ct, const Ba
                                      ct.candidates.accepted[static_cast<std::size_t>(b.winner)].name));
 }
 
-// Wall and CPU seconds and the peak resident memory per phase, and the whole tune's.
+// Wall and CPU seconds and the peak resident memory per phase, and the whole tune's; with the work
+// shared (TuneOptions::share), per process of the job (rank order) too: the phases are rank 0's.
 nlohmann::json timing_json(const TuneResult& result, const TuneOptions& options) {
+  nlohmann::json processes = nlohmann::json::array();
+  for (const ProcessUsage& p : result.processes)
+    processes.push_back({{"cpu_s", p.cpu_s}, {"peak_rss_mib", p.peak_rss_mib}, {"simulations", p.simulations}, {"points_proven", p.points_proven}});
   nlohmann::json phases = nlohmann::json::array();
   double peak = 0;
   for (const PhaseTime& p : result.phases) {
@@ -119,7 +124,7 @@ nlohmann::json timing_json(const TuneResult& result, const TuneOptions& options)
   return {{"elapsed_s", result.elapsed_s}, {"candidates_s", result.candidates_s}, {"exports_s", result.exports_s},
           {"phases", phases}, {"peak_rss_mib", peak}, {"jobs", options.jobs}, {"resumed_tasks", result.resumed_tasks},
           {"points_proven", result.points_proven}, {"points_resumed", result.points_resumed},
-          {"floors_resumed", result.floors_resumed}};
+          {"floors_resumed", result.floors_resumed}, {"processes", processes}};
 }
 
 std::string report_json(const TuneResult& result, const TuneOptions& options, const CarryOver& carried) {
@@ -226,7 +231,8 @@ void write_outputs(TuneResult& result, const TuneOptions& options) {
     write_file_atomically(staging / "report.json", report_json(result, options, carried));
     write_file_atomically(staging / "DEPLOY.md", deploy_md(result, options, carried.collectives));
     write_file_atomically(staging / "env.sh", env_sh(result));
-    if (fs::exists(dir / "checkpoint.jsonl")) fs::copy_file(dir / "checkpoint.jsonl", staging / "checkpoint.jsonl");
+    for (int rank = 0; rank < static_cast<int>(std::max<std::size_t>(result.processes.size(), 1)); ++rank)
+      if (const std::string name = checkpoint_file_name(rank); fs::exists(dir / name)) fs::copy_file(dir / name, staging / name);
   } catch (...) {
     std::error_code ignored;
     fs::remove_all(staging, ignored);

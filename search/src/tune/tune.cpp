@@ -22,6 +22,7 @@
 #include "tune/outputs.hpp"
 #include "tune/phase_clock.hpp"
 #include "tune/phase_progress.hpp"
+#include "tune/work_division.hpp"
 
 namespace ccforge::search {
 
@@ -41,7 +42,7 @@ class Runner {
  public:
   Runner(const topo::Topology& topo, const TuneOptions& options, const sim::SimParams& params, TuneResult& result,
          CheckpointJournal& journal)
-      : topo_(topo), options_(options), params_(params), dtype_(options.dtype), result_(result), journal_(journal),
+      : topo_(topo), options_(options), params_(params), dtype_(options.dtype), division_(options.share), result_(result), journal_(journal),
         progress_(options, kPhaseSimulations, tasks(result, options), false) {}
 
   void begin_simulations() { progress_.start(); }
@@ -56,13 +57,18 @@ class Runner {
     return sim::time_floors(topo_, result_.collectives[coll].candidates.accepted[candidate].algorithm, calls, params_);
   }
 
-  // Runs `jobs` in parallel; results land in the journal (and so in finished()).
+  // Runs this process's share of `jobs` in parallel and joins the others'; results land in the journal
+  // (and so in finished()).
   void run(const std::vector<Job>& jobs) {
-    std::vector<Job> todo;
-    for (const Job& j : jobs) {
-      if (journal_.finished().count(key(j))) ++result_.resumed_tasks;
-      else todo.push_back(j);
+    std::vector<Job> todo, mine;
+    for (std::size_t k = 0; k < jobs.size(); ++k) {
+      if (!division_.mine(dealt_ + k)) continue;
+      mine.push_back(jobs[k]);
+      if (journal_.finished().count(key(jobs[k]))) ++result_.resumed_tasks;
+      else todo.push_back(jobs[k]);
     }
+    dealt_ += jobs.size();  // the next wave's deal starts where this one ended: small waves spread too
+    simulated_ += todo.size();
     tbb::parallel_for(std::size_t{0}, todo.size(), [&](std::size_t i) {
       const Sample sample = simulate(todo[i]);
       {
@@ -71,8 +77,15 @@ class Runner {
       }
       progress_.advance();
     });
-    progress_.advance(jobs.size() - todo.size());
+    progress_.advance(mine.size() - todo.size());
+    if (division_.alone()) return;
+    std::string lines;
+    for (const Job& j : mine) lines += CheckpointJournal::line(key(j), journal_.finished().at(key(j)));
+    division_.join(lines, journal_);
+    progress_.advance(jobs.size() - mine.size());
   }
+
+  std::size_t simulated() const { return simulated_; }
 
   void skipped(std::size_t count) { progress_.advance(count); }
 
@@ -114,10 +127,13 @@ class Runner {
   const sim::SimParams& params_;
   const sim::Model model_ = sim::build_model(topo_, params_);
   const DataType dtype_;
+  const WorkDivision division_;
   TuneResult& result_;
   CheckpointJournal& journal_;
   std::mutex mutex_;  // serialises the journal
   PhaseProgress progress_;
+  std::size_t simulated_ = 0;  // by this process
+  std::size_t dealt_ = 0;      // jobs dealt to the processes so far
 };
 
 // Per collective and candidate, times its simulation at the current size `s` cannot undercut: its own
@@ -137,12 +153,19 @@ std::string floor_key(const TuneResult& r, std::size_t c, std::size_t i) {
 }
 
 // Each candidate's sim::time_floors, taken from the journal where a killed run left them (counted in
-// result.floors_resumed) and recorded there otherwise.
+// result.floors_resumed) and recorded there otherwise; this process computes its share of the
+// candidates and receives the others'.
 void compute_model_floors(Floors& floors, const Runner& runner, const TuneOptions& options, TuneResult& result,
                           CheckpointJournal& journal) {
-  std::vector<std::pair<std::size_t, std::size_t>> todo;
-  for (std::size_t c = 0; c < floors.model.size(); ++c)
-    for (std::size_t i = 0; i < floors.model[c].size(); ++i) {
+  const WorkDivision division(options.share);
+  std::vector<std::pair<std::size_t, std::size_t>> todo, mine, theirs;
+  for (std::size_t c = 0, item = 0; c < floors.model.size(); ++c)
+    for (std::size_t i = 0; i < floors.model[c].size(); ++i, ++item) {
+      if (!division.mine(item)) {
+        theirs.emplace_back(c, i);
+        continue;
+      }
+      mine.emplace_back(c, i);
       const auto known = journal.floors().find(floor_key(result, c, i));
       if (known == journal.floors().end()) {
         todo.emplace_back(c, i);
@@ -166,6 +189,11 @@ void compute_model_floors(Floors& floors, const Runner& runner, const TuneOption
     }
     progress.advance();
   });
+  if (division.alone()) return;
+  std::string lines;
+  for (const auto& [c, i] : mine) lines += CheckpointJournal::line(floor_key(result, c, i), floors.model[c][i]);
+  division.join(lines, journal);
+  for (const auto& [c, i] : theirs) floors.model[c][i] = journal.floors().at(floor_key(result, c, i));
 }
 
 // Why candidates were skipped at one size.
@@ -348,6 +376,9 @@ TuneResult run_tune(const topo::Topology& topo, const TuneOptions& options, cons
     assemble(topo, result.collectives[c], c, runner, options);
   }
   clock.mark("simulations");
+  const WorkDivision division(options.share);
+  join_process_usage(division, runner.simulated(), result);
+  if (!division.lead()) return result;  // the other processes write nothing but their checkpoints
   result.nodes = topo.num_nodes();
   result.ranks_per_node = topo.gpus_per_node();
   result.nccl_space_searched = options.nccl_space.value_or(topo.num_gpus() <= kNcclSpaceAutoRanks);
@@ -363,6 +394,8 @@ TuneResult run_tune(const topo::Topology& topo, const TuneOptions& options, cons
   result.exports_s = clock.mark("exports");
   result.phases = clock.phases();
   for (const PhaseTime& p : result.phases) result.elapsed_s += p.wall_s;
+  result.processes.front().cpu_s = process_cpu_s();
+  result.processes.front().peak_rss_mib = peak_rss_mib();
   write_outputs(result, options);
   return result;
 }
@@ -387,7 +420,8 @@ TuneResult tune(const topo::Topology& topo, const TuneOptions& options, const si
     if (options.progress)
       progress = [&](std::size_t done, std::size_t total) { options.progress({kPhaseCandidates, done, total}); };
     BuildCounts built;
-    std::vector<CandidateSet> candidates = enumerate_candidates(topo, options.collectives, target, progress, &journal, built);
+    std::vector<CandidateSet> candidates =
+        enumerate_candidates(topo, options.collectives, target, progress, &journal, built, options.share);
     return run_tune(topo, options, params, target, std::move(candidates), built, journal, clock);
   });
 }

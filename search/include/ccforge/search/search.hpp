@@ -19,6 +19,7 @@
 #include "ccforge/ir/runtime.hpp"
 #include "ccforge/search/expected_error.hpp"
 #include "ccforge/search/nccl_tuner.hpp"
+#include "ccforge/search/work_share.hpp"
 #include "ccforge/sim/selection_table.hpp"
 #include "ccforge/sim/sim.hpp"
 
@@ -270,6 +271,9 @@ struct TuneOptions {
   std::function<void(const TuneProgress&)> progress;
   // Written as report.json's "metadata" (schema, ccforge version, command line, input hashes) when set.
   std::optional<RunMetadata> metadata;
+  // The job's processes that share the work (each checkpoints to its own file; rank 0 writes every
+  // output, the same files a single process writes); nullptr: this process alone.
+  const WorkShare* share = nullptr;
 };
 
 struct CollectiveTune {
@@ -287,6 +291,13 @@ struct PhaseTime {
   std::string name;
   double wall_s = 0.0, cpu_s = 0.0;
   double peak_rss_mib = 0.0;  // the process's high-water mark so far (getrusage)
+};
+
+// What one process of a tune's job did and used, for report.json.
+struct ProcessUsage {
+  double cpu_s = 0.0, peak_rss_mib = 0.0;
+  std::size_t simulations = 0;    // simulated by this process (not resumed, not received)
+  std::size_t points_proven = 0;  // candidate grid points built and proven by this process
 };
 
 struct TuneResult {
@@ -312,6 +323,7 @@ struct TuneResult {
   double candidates_s = 0.0;  // of elapsed_s: building and proving the candidates
   double exports_s = 0.0;     // of elapsed_s: building, proving and simulating out-of-place variants
   std::vector<PhaseTime> phases;  // in order: candidates, floors, simulations, nccl_space, exports
+  std::vector<ProcessUsage> processes;  // per process of the job (TuneOptions::share), rank order; one alone
 };
 
 // Runs the whole tune and writes every output under options.out_dir (atomically), checkpointing
