@@ -15,7 +15,6 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <optional>
 #include <tuple>
 #include <vector>
 
@@ -41,12 +40,19 @@ struct StepCost {
   double rate = 0.0;  // Transfer: the most wire bytes/s its flow can get
 };
 
-// Built once per algorithm (steps, costs, the first iteration's dependency graph); floor() is then
-// linear in threadblocks, plus one pass over that graph for calls smaller than a tile per chunk.
+// Built once per algorithm (steps, costs, the first iteration's dependency graph); each size's floor is
+// then linear in threadblocks, after one walk over that graph for every 8 distinct first iterations.
 class FloorModel {
  public:
+  // Earliest times in the first iteration at some bytes per chunk: per tb when its first step may
+  // start, and the latest step end.
+  struct FirstIteration {
+    std::vector<double> tb_start;
+    double longest = 0.0;
+  };
+
   FloorModel(const topo::Topology& topo, const ir::Algorithm& algo, const ParamTable& params)
-      : topo_(topo), algo_(algo), params_(params), arch_(topo.gpu(0).arch), steps_(algo) {
+      : topo_(topo), algo_(algo), arch_(topo.gpu(0).arch), hbm_(hbm_bandwidth(params, arch_)), steps_(algo) {
     costs_ = msccl_protocol_costs(params, algo.protocol, arch_);
     runtime_ = msccl_runtime_costs(params);
     capacity_ = link_capacities(topo, params);
@@ -56,19 +62,31 @@ class FloorModel {
     build_first_iteration_graph();
   }
 
-  SimTime floor(ByteCount chunk_bytes) {
+  // The floor at each of `chunk_bytes`. Calls below a tile per chunk each have their own first
+  // iteration, all from one pass over the graph (run_first_iterations); larger ones share the full tile's.
+  std::vector<SimTime> floors(const std::vector<ByteCount>& chunk_bytes) {
+    const ByteCount tile = msccl_iteration_bytes(algo_.protocol);
+    std::vector<double> firsts;  // distinct bytes per chunk of the first iterations needed
+    for (ByteCount c : chunk_bytes) firsts.push_back(static_cast<double>(std::min(c, tile)));
+    std::sort(firsts.begin(), firsts.end());
+    firsts.erase(std::unique(firsts.begin(), firsts.end()), firsts.end());
+    const std::vector<FirstIteration> first = run_first_iterations(firsts);
+    std::vector<SimTime> out;
+    for (ByteCount c : chunk_bytes) {
+      const auto at = std::lower_bound(firsts.begin(), firsts.end(), static_cast<double>(std::min(c, tile)));
+      out.push_back(floor(c, first[static_cast<std::size_t>(at - firsts.begin())]));
+    }
+    return out;
+  }
+
+ private:
+  // `first`: the first iteration at min(chunk_bytes, tile) bytes per chunk (a call of at least a tile
+  // per chunk starts with a full tile: the same first iteration every time).
+  SimTime floor(ByteCount chunk_bytes, const FirstIteration& first) {
     const ByteCount tile = msccl_iteration_bytes(algo_.protocol);
     const ByteCount iters = (chunk_bytes + tile - 1) / tile;
     const double total = static_cast<double>(chunk_bytes);
     double bound = capacity_s_per_byte_ * total;
-    // A call of at least a tile per chunk starts with a full tile: the same first iteration every time.
-    if (chunk_bytes < tile) {
-      run_first_iteration(total, first_);
-    } else if (!full_tile_first_) {
-      full_tile_first_.emplace(FirstIteration{});  // clang 14 rejects emplace() for a nested struct with member initializers
-      run_first_iteration(static_cast<double>(tile), *full_tile_first_);
-    }
-    const FirstIteration& first = chunk_bytes < tile ? first_ : *full_tile_first_;
     bound = std::max(bound, first.longest);
     if (iters > 1 && tile_periods_.empty()) tile_periods_ = tile_periods(static_cast<double>(tile));
     const double last_tile = total - static_cast<double>(iters - 1) * static_cast<double>(tile);
@@ -86,7 +104,6 @@ class FloorModel {
     return SimTime{static_cast<std::int64_t>(std::max(ps, 0.0))} + runtime_.base;
   }
 
- private:
   struct Entry {
     int rank, tb, step;
     ir::OpType type;
@@ -100,8 +117,8 @@ class FloorModel {
     const double bytes = chunk_bytes * e.count;
     switch (e.cost.work) {
       case Work::Transfer: return e.cost.rate > 0.0 ? bytes / costs_.wire_efficiency / e.cost.rate : 0.0;
-      case Work::Copy: return local_copy_time(params_, arch_, bytes).seconds();
-      case Work::Reduce: return local_reduce_time(params_, arch_, bytes).seconds();
+      case Work::Copy: return local_copy_time(hbm_, bytes).seconds();
+      case Work::Reduce: return local_reduce_time(hbm_, bytes).seconds();
       case Work::None: break;
     }
     return 0.0;
@@ -188,8 +205,8 @@ class FloorModel {
   // work as costs.cpp charges it per iteration (one charge for the sum is never more).
   double own_chain(const ChainSums& c, double iterations, double bytes) const {
     return iterations * c.fixed_s + bytes * c.transfer_s_per_byte +
-           local_copy_time(params_, arch_, bytes * c.copy_chunks).seconds() +
-           local_reduce_time(params_, arch_, bytes * c.reduce_chunks).seconds();
+           local_copy_time(hbm_, bytes * c.copy_chunks).seconds() +
+           local_reduce_time(hbm_, bytes * c.reduce_chunks).seconds();
   }
 
   // Per tb, its period: the longest path through one iteration's graph (the one build_first_iteration_graph
@@ -214,9 +231,7 @@ class FloorModel {
     for (std::size_t k = 0; k < order_.size(); ++k) position[order_[k]] = k;
     // A path longer than the tb's own chain leaves it after some step and re-enters at a later one: per
     // tb, its first step with an edge out to another tb and its last step with one in from another.
-    std::vector<std::size_t> tb_of(entry_.size());
-    for (std::size_t t = 0; t < chains_.size(); ++t)
-      for (std::size_t s = 0; s < chains_[t].size(); ++s) tb_of[tb_first_step_[t] + s] = t;
+    const std::vector<std::size_t>& tb_of = tb_of_step_;
     std::vector<std::size_t> first_out(chains_.size(), entry_.size()), last_in(chains_.size(), 0);
     for (std::size_t i = 0; i < entry_.size(); ++i) {
       for (std::size_t x = edge_first_[i]; x < edge_first_[i + 1]; ++x) {
@@ -273,10 +288,13 @@ class FloorModel {
   };
   void build_first_iteration_graph() {
     std::size_t n = 0;
-    for (const auto& chain : chains_) {
+    for (std::size_t t = 0; t < chains_.size(); ++t) {
       tb_first_step_.push_back(n);
-      for (const Entry& e : chain) entry_.push_back(&e);
-      n += chain.size();
+      for (const Entry& e : chains_[t]) {
+        entry_.push_back(&e);
+        tb_of_step_.push_back(t);
+      }
+      n += chains_[t].size();
     }
     std::vector<std::vector<Edge>> in(n);
     const bool per_line = forwards_per_line(algo_.protocol);
@@ -318,41 +336,56 @@ class FloorModel {
       edge_first_[i + 1] = edge_first_[i] + in[i].size();
       edges_.insert(edges_.end(), in[i].begin(), in[i].end());
     }
-    start_.assign(n, 0.0);
     head_.assign(n, 0.0);
     end_.assign(n, 0.0);
   }
 
-  // Earliest times in the first iteration with `tile` bytes per chunk: per tb when its first step may
-  // start, and the latest step end.
-  struct FirstIteration {
-    std::vector<double> tb_start;
-    double longest = 0.0;
-  };
-  void run_first_iteration(double tile, FirstIteration& out) {
-    out.longest = 0.0;
-    for (std::size_t i : order_) {
-      double begin = 0.0, finish_after = 0.0;
-      for (std::size_t k = edge_first_[i]; k < edge_first_[i + 1]; ++k) {
-        const Edge& e = edges_[k];
-        const double t = (e.from_head ? head_[e.from] : end_[e.from]) + e.extra;
-        double& bound = e.to_end ? finish_after : begin;
-        bound = std::max(bound, t);
-      }
-      start_[i] = begin;
-      head_[i] = begin + entry_[i]->cost.fixed_s;
-      end_[i] = std::max(head_[i] + work_seconds(*entry_[i], tile), finish_after);
-      out.longest = std::max(out.longest, end_[i]);
+  // The first iteration at each of `tiles` bytes per chunk. One walk over the graph serves up to
+  // kFirstBatch sizes at once (per step the sizes' times side by side): the walk, not the arithmetic,
+  // is what a pass costs. Each size's numbers are computed exactly as a walk of its own would.
+  std::vector<FirstIteration> run_first_iterations(const std::vector<double>& tiles) {
+    constexpr std::size_t kFirstBatch = 8;  // memory: 2 x 8 doubles per step
+    std::vector<FirstIteration> out(tiles.size());
+    for (std::size_t from = 0; from < tiles.size(); from += kFirstBatch) {
+      const std::size_t k = std::min(kFirstBatch, tiles.size() - from);
+      run_first_iteration_batch(&tiles[from], k, &out[from]);
     }
-    out.tb_start.assign(chains_.size(), 0.0);
-    for (std::size_t t = 0; t < chains_.size(); ++t)
-      if (!chains_[t].empty()) out.tb_start[t] = start_[tb_first_step_[t]];
+    return out;
+  }
+  void run_first_iteration_batch(const double* tiles, std::size_t k, FirstIteration* out) {
+    head_.assign(entry_.size() * k, 0.0);
+    end_.assign(entry_.size() * k, 0.0);
+    for (std::size_t j = 0; j < k; ++j) {
+      out[j].longest = 0.0;
+      out[j].tb_start.assign(chains_.size(), 0.0);
+    }
+    double begin[8], finish_after[8];
+    for (std::size_t i : order_) {
+      std::fill(begin, begin + k, 0.0);
+      std::fill(finish_after, finish_after + k, 0.0);
+      for (std::size_t x = edge_first_[i]; x < edge_first_[i + 1]; ++x) {
+        const Edge& e = edges_[x];
+        const double* from = (e.from_head ? head_.data() : end_.data()) + e.from * k;
+        double* bound = e.to_end ? finish_after : begin;
+        for (std::size_t j = 0; j < k; ++j) bound[j] = std::max(bound[j], from[j] + e.extra);
+      }
+      const Entry& entry = *entry_[i];
+      if (entry.step == 0)
+        for (std::size_t j = 0; j < k; ++j) out[j].tb_start[tb_of_step_[i]] = begin[j];
+      double* head = head_.data() + i * k;
+      double* end = end_.data() + i * k;
+      for (std::size_t j = 0; j < k; ++j) {
+        head[j] = begin[j] + entry.cost.fixed_s;
+        end[j] = std::max(head[j] + work_seconds(entry, tiles[j]), finish_after[j]);
+        out[j].longest = std::max(out[j].longest, end[j]);
+      }
+    }
   }
 
   const topo::Topology& topo_;
   const ir::Algorithm& algo_;
-  const ParamTable& params_;
   topo::GpuArch arch_;
+  Bandwidth hbm_;  // sim.hbm_bw.<arch>, for local copies and reductions
   ir::StepGraph steps_;
   ProtocolCosts costs_;
   MscclRuntimeCosts runtime_;
@@ -365,9 +398,8 @@ class FloorModel {
   std::vector<Edge> edges_;                 // into each step: edges_[edge_first_[i] .. edge_first_[i + 1])
   std::vector<std::size_t> edge_first_;
   std::vector<std::size_t> order_;          // steps in topological order
-  std::vector<double> start_, head_, end_;  // per step, scratch of run_first_iteration
-  FirstIteration first_;                    // of a call smaller than a tile per chunk
-  std::optional<FirstIteration> full_tile_first_;
+  std::vector<std::size_t> tb_of_step_;     // per step
+  std::vector<double> head_, end_;          // per step (and size), scratch of the graph walks
   std::vector<double> tile_periods_;        // per tb, tile_periods at a full tile; empty until a call needs it
 };
 
@@ -377,13 +409,11 @@ std::vector<SimTime> time_floors(const topo::Topology& topo, const ir::Algorithm
                                  const SimParams& params) {
   check_gpu_count(topo, algo);
   FloorModel model(topo, algo, params.table);
-  std::vector<SimTime> floors;
-  for (const CallSpec& call : calls) {
-    const ByteCount chunk_bytes = ir::executor_bytes(algo.collective, algo.ngpus, call.bytes) /
-                                  static_cast<ByteCount>(std::max(algo.nchunksperloop, 1));
-    floors.push_back(model.floor(chunk_bytes));
-  }
-  return floors;
+  std::vector<ByteCount> chunk_bytes;
+  for (const CallSpec& call : calls)
+    chunk_bytes.push_back(ir::executor_bytes(algo.collective, algo.ngpus, call.bytes) /
+                          static_cast<ByteCount>(std::max(algo.nchunksperloop, 1)));
+  return model.floors(chunk_bytes);
 }
 
 }  // namespace ccforge::sim
