@@ -219,7 +219,7 @@ class FloorModel {
   // least its alpha and its bytes at its ceiling rate. It is the tb's own chain unless its steps wait
   // on other tbs that in turn wait on its earlier steps (a tree allreduce: a leaf's receive from its
   // parent waits for the root's reduction of the leaf's own send of the same tile). Paths through steps
-  // on a dependency cycle (not in order_) are left out, which only shortens them.
+  // on a dependency cycle (not in topological order) are left out, which only shortens them.
   // Each tb costs a pass over the steps between its first and last in topological order: a large ring
   // spans nearly the whole graph for every tb. So tbs are taken by ascending span until
   // kPeriodPassesPerAlgorithm whole-graph passes are spent; a tb left out keeps 0 (its own chain, a
@@ -227,51 +227,37 @@ class FloorModel {
   std::vector<double> tile_periods(double tile) {
     constexpr double kUnreached = -std::numeric_limits<double>::infinity();
     constexpr std::size_t kPeriodPassesPerAlgorithm = 4;
-    std::vector<std::size_t> position(entry_.size(), order_.size());
-    for (std::size_t k = 0; k < order_.size(); ++k) position[order_[k]] = k;
-    // A path longer than the tb's own chain leaves it after some step and re-enters at a later one: per
-    // tb, its first step with an edge out to another tb and its last step with one in from another.
-    const std::vector<std::size_t>& tb_of = tb_of_step_;
-    std::vector<std::size_t> first_out(chains_.size(), entry_.size()), last_in(chains_.size(), 0);
-    for (std::size_t i = 0; i < entry_.size(); ++i) {
-      for (std::size_t x = edge_first_[i]; x < edge_first_[i + 1]; ++x) {
-        const std::size_t from = edges_[x].from;
-        if (tb_of[from] == tb_of[i]) continue;
-        first_out[tb_of[from]] = std::min(first_out[tb_of[from]], from);
-        last_in[tb_of[i]] = std::max(last_in[tb_of[i]], i);
-      }
-    }
+    const std::size_t ordered = steps_in_order_.size();
     std::vector<std::tuple<std::size_t, std::size_t, std::size_t>> spans;  // (steps spanned, tb, first position)
     for (std::size_t t = 0; t < chains_.size(); ++t) {
-      if (chains_[t].empty() || first_out[t] >= last_in[t]) continue;  // its period is its own chain
-      const std::size_t from = position[tb_first_step_[t]], to = position[tb_first_step_[t] + chains_[t].size() - 1];
-      if (to >= order_.size() || from >= order_.size()) continue;
+      if (chains_[t].empty() || !leaves_own_chain_[t]) continue;  // its period is its own chain
+      const std::size_t from = tb_first_pos_[t], to = tb_last_pos_[t];
+      if (to >= ordered || from >= ordered) continue;
       spans.emplace_back(to - from + 1, t, from);
     }
     std::sort(spans.begin(), spans.end());
     std::vector<double> periods(chains_.size(), 0.0);
-    std::size_t budget = kPeriodPassesPerAlgorithm * (order_.size() + edges_.size());
+    std::size_t budget = kPeriodPassesPerAlgorithm * (ordered + edges_total_);
     for (const auto& [span, t, from] : spans) {
       if (span > budget) break;
       budget -= span;
       const std::size_t to = from + span - 1;
       // Steps between the two in topological order are all a path from one to the other can visit.
       for (std::size_t k = from; k <= to; ++k) {
-        const std::size_t i = order_[k];
         double begin = k == from ? 0.0 : kUnreached, finish_after = kUnreached;
         if (k != from) {
-          for (std::size_t x = edge_first_[i]; x < edge_first_[i + 1]; ++x) {
+          for (std::size_t x = edge_first_[k]; x < edge_first_[k + 1]; ++x) {
             const Edge& e = edges_[x];
-            if (position[e.from] < from || position[e.from] > to) continue;
+            if (e.from < from || e.from > to) continue;
             const double at = (e.from_head ? head_[e.from] : end_[e.from]) + e.extra;
             double& bound = e.to_end ? finish_after : begin;
             bound = std::max(bound, at);
           }
         }
-        head_[i] = begin + entry_[i]->cost.fixed_s;
-        end_[i] = std::max(head_[i] + work_seconds(*entry_[i], tile), finish_after);
+        head_[k] = begin + steps_in_order_[k].cost.fixed_s;
+        end_[k] = std::max(head_[k] + work_seconds(steps_in_order_[k], tile), finish_after);
       }
-      periods[t] = std::max(end_[order_[to]], 0.0);
+      periods[t] = std::max(end_[to], 0.0);
     }
     return periods;
   }
@@ -287,32 +273,45 @@ class FloorModel {
     bool to_end;
   };
   void build_first_iteration_graph() {
-    std::size_t n = 0;
+    std::vector<const Entry*> entry;  // per step, numbered tb by tb
+    std::vector<std::size_t> tb_of, tb_first;
     for (std::size_t t = 0; t < chains_.size(); ++t) {
-      tb_first_step_.push_back(n);
+      tb_first.push_back(entry.size());
       for (const Entry& e : chains_[t]) {
-        entry_.push_back(&e);
-        tb_of_step_.push_back(t);
+        entry.push_back(&e);
+        tb_of.push_back(t);
       }
-      n += chains_[t].size();
     }
+    const std::size_t n = entry.size();
     std::vector<std::vector<Edge>> in(n);
     const bool per_line = forwards_per_line(algo_.protocol);
     for (std::size_t i = 0; i < n; ++i) {
       const int node = static_cast<int>(i);
-      if (entry_[i]->step > 0) in[i].push_back({i - 1, false, 0.0, false});
+      if (entry[i]->step > 0) in[i].push_back({i - 1, false, 0.0, false});
       const int dependee = steps_.dependee(node);
       if (dependee >= 0) in[i].push_back({static_cast<std::size_t>(dependee), false, runtime_.dep_handoff.seconds(), false});
       const int sender = steps_.matched_send(node);
       if (sender < 0) continue;
       const auto snd = static_cast<std::size_t>(sender);
-      if (per_line && ir::op_sends(entry_[i]->type)) {
+      if (per_line && ir::op_sends(entry[i]->type)) {
         in[i].push_back({snd, true, 0.0, false});
         in[i].push_back({snd, false, 0.0, true});
       } else {
         in[i].push_back({snd, false, 0.0, false});
       }
     }
+    // A path longer than a tb's own chain leaves it after some step and re-enters at a later one: per
+    // tb, whether its first step with an edge out to another tb comes before its last step with one in.
+    std::vector<std::size_t> first_out(chains_.size(), n), last_in(chains_.size(), 0);
+    for (std::size_t i = 0; i < n; ++i) {
+      edges_total_ += in[i].size();
+      for (const Edge& e : in[i]) {
+        if (tb_of[e.from] == tb_of[i]) continue;
+        first_out[tb_of[e.from]] = std::min(first_out[tb_of[e.from]], e.from);
+        last_in[tb_of[i]] = std::max(last_in[tb_of[i]], i);
+      }
+    }
+    for (std::size_t t = 0; t < chains_.size(); ++t) leaves_own_chain_.push_back(first_out[t] < last_in[t]);
     // Topological order (Kahn); steps on a dependency cycle are left out, which only lowers the bound
     // (simulate reports such an algorithm as a deadlock).
     std::vector<std::size_t> pending(n, 0);
@@ -321,23 +320,36 @@ class FloorModel {
       pending[i] = in[i].size();
       for (const Edge& e : in[i]) out[e.from].push_back(i);
     }
-    std::vector<std::size_t> ready;
+    std::vector<std::size_t> ready, order;
     for (std::size_t i = 0; i < n; ++i)
       if (pending[i] == 0) ready.push_back(i);
-    edge_first_.assign(n + 1, 0);
     while (!ready.empty()) {
       const std::size_t i = ready.back();
       ready.pop_back();
-      order_.push_back(i);
+      order.push_back(i);
       for (std::size_t j : out[i])
         if (--pending[j] == 0) ready.push_back(j);
     }
-    for (std::size_t i = 0; i < n; ++i) {
-      edge_first_[i + 1] = edge_first_[i] + in[i].size();
-      edges_.insert(edges_.end(), in[i].begin(), in[i].end());
+    // The walks go by position in that order: steps and their in-edges laid out that way (every
+    // predecessor of an ordered step is ordered), so a walk reads memory front to back.
+    std::vector<std::size_t> position(n, order.size());
+    for (std::size_t k = 0; k < order.size(); ++k) position[order[k]] = k;
+    edge_first_.assign(order.size() + 1, 0);
+    for (std::size_t k = 0; k < order.size(); ++k) {
+      steps_in_order_.push_back(*entry[order[k]]);
+      tb_in_order_.push_back(tb_of[order[k]]);
+      for (Edge e : in[order[k]]) {
+        e.from = position[e.from];
+        edges_.push_back(e);
+      }
+      edge_first_[k + 1] = edges_.size();
     }
-    head_.assign(n, 0.0);
-    end_.assign(n, 0.0);
+    for (std::size_t t = 0; t < chains_.size(); ++t) {
+      tb_first_pos_.push_back(chains_[t].empty() ? order.size() : position[tb_first[t]]);
+      tb_last_pos_.push_back(chains_[t].empty() ? order.size() : position[tb_first[t] + chains_[t].size() - 1]);
+    }
+    head_.assign(order.size(), 0.0);
+    end_.assign(order.size(), 0.0);
   }
 
   // The first iteration at each of `tiles` bytes per chunk. One walk over the graph serves up to
@@ -353,14 +365,14 @@ class FloorModel {
     return out;
   }
   void run_first_iteration_batch(const double* tiles, std::size_t k, FirstIteration* out) {
-    head_.assign(entry_.size() * k, 0.0);
-    end_.assign(entry_.size() * k, 0.0);
+    head_.assign(steps_in_order_.size() * k, 0.0);
+    end_.assign(steps_in_order_.size() * k, 0.0);
     for (std::size_t j = 0; j < k; ++j) {
       out[j].longest = 0.0;
       out[j].tb_start.assign(chains_.size(), 0.0);
     }
     double begin[8], finish_after[8];
-    for (std::size_t i : order_) {
+    for (std::size_t i = 0; i < steps_in_order_.size(); ++i) {
       std::fill(begin, begin + k, 0.0);
       std::fill(finish_after, finish_after + k, 0.0);
       for (std::size_t x = edge_first_[i]; x < edge_first_[i + 1]; ++x) {
@@ -369,9 +381,9 @@ class FloorModel {
         double* bound = e.to_end ? finish_after : begin;
         for (std::size_t j = 0; j < k; ++j) bound[j] = std::max(bound[j], from[j] + e.extra);
       }
-      const Entry& entry = *entry_[i];
+      const Entry& entry = steps_in_order_[i];
       if (entry.step == 0)
-        for (std::size_t j = 0; j < k; ++j) out[j].tb_start[tb_of_step_[i]] = begin[j];
+        for (std::size_t j = 0; j < k; ++j) out[j].tb_start[tb_in_order_[i]] = begin[j];
       double* head = head_.data() + i * k;
       double* end = end_.data() + i * k;
       for (std::size_t j = 0; j < k; ++j) {
@@ -393,13 +405,15 @@ class FloorModel {
   std::vector<std::vector<Entry>> chains_;  // per tb (ranks, then tbs), its steps
   double capacity_s_per_byte_ = 0.0;        // the capacity bound per chunk byte
   std::vector<ChainSums> sums_;             // per tb
-  std::vector<const Entry*> entry_;         // per step, numbered tb by tb
-  std::vector<std::size_t> tb_first_step_;  // per tb
-  std::vector<Edge> edges_;                 // into each step: edges_[edge_first_[i] .. edge_first_[i + 1])
+  // The first iteration's graph by position in topological order (steps on a cycle left out).
+  std::vector<Entry> steps_in_order_;
+  std::vector<std::size_t> tb_in_order_;    // per position, its step's tb
+  std::vector<Edge> edges_;                 // into position k: edges_[edge_first_[k] .. edge_first_[k + 1])
   std::vector<std::size_t> edge_first_;
-  std::vector<std::size_t> order_;          // steps in topological order
-  std::vector<std::size_t> tb_of_step_;     // per step
-  std::vector<double> head_, end_;          // per step (and size), scratch of the graph walks
+  std::size_t edges_total_ = 0;             // with those into steps left out
+  std::vector<std::size_t> tb_first_pos_, tb_last_pos_;  // per tb; past the end when not ordered
+  std::vector<char> leaves_own_chain_;      // per tb: a path may leave its chain and come back
+  std::vector<double> head_, end_;          // per position (and size), scratch of the graph walks
   std::vector<double> tile_periods_;        // per tb, tile_periods at a full tile; empty until a call needs it
 };
 
