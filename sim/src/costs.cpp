@@ -57,12 +57,16 @@ SimTime transfer_alpha(const ProtocolCosts& costs, const topo::Route& route, boo
   return delay;
 }
 
+Bandwidth hbm_bandwidth(const ParamTable& params, topo::GpuArch arch) {
+  return Bandwidth::GBps(params.get(std::string("sim.hbm_bw.") + topo::param_key(arch)));
+}
+
 SimTime local_reduce_time(const ParamTable& params, topo::GpuArch arch, double bytes) {
-  return transfer_time(3.0 * bytes, Bandwidth::GBps(params.get(std::string("sim.hbm_bw.") + topo::param_key(arch))));
+  return local_reduce_time(hbm_bandwidth(params, arch), bytes);
 }
 
 SimTime local_copy_time(const ParamTable& params, topo::GpuArch arch, double bytes) {
-  return transfer_time(2.0 * bytes, Bandwidth::GBps(params.get(std::string("sim.hbm_bw.") + topo::param_key(arch))));
+  return local_copy_time(hbm_bandwidth(params, arch), bytes);
 }
 
 std::vector<double> link_capacities(const topo::Topology& topo, const ParamTable& params) {

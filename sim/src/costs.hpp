@@ -54,5 +54,9 @@ std::vector<double> link_capacities(const topo::Topology& topo, const ParamTable
 // Time to reduce `bytes` locally: two reads and one write through HBM.
 SimTime local_reduce_time(const ParamTable& params, topo::GpuArch arch, double bytes);
 SimTime local_copy_time(const ParamTable& params, topo::GpuArch arch, double bytes);
+// The same with the HBM bandwidth looked up once (sim.hbm_bw.<arch>), for hot loops.
+Bandwidth hbm_bandwidth(const ParamTable& params, topo::GpuArch arch);
+inline SimTime local_reduce_time(Bandwidth hbm, double bytes) { return transfer_time(3.0 * bytes, hbm); }
+inline SimTime local_copy_time(Bandwidth hbm, double bytes) { return transfer_time(2.0 * bytes, hbm); }
 
 }  // namespace ccforge::sim

@@ -1,6 +1,7 @@
 #include "flow_network.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 #include "ccforge/sim/sim.hpp"
 #include "maxmin.hpp"
@@ -16,6 +17,13 @@ FlowNetwork::FlowNetwork(std::vector<double> link_capacity, std::size_t max_flow
       link_mark_(capacity_.size(), 0),
       flow_mark_(max_flows, 0),
       link_dirty_(capacity_.size(), false),
+      binding_before_(capacity_.size(), 0),
+      cap_load_(capacity_.size(), 0.0),
+      unbounded_on_(capacity_.size(), 0),
+      trial_rate_(max_flows, 0.0),
+      check_mark_(max_flows, 0),
+      use_mark_(capacity_.size(), 0),
+      link_use_(capacity_.size()),
       local_index_(capacity_.size(), 0),
       resolve_(resolve) {}
 
@@ -28,69 +36,93 @@ void FlowNetwork::start(std::uint32_t flow, const std::vector<std::uint32_t>& li
                         double rate_cap, double weight, SimTime now) {
   Flow& f = flows_[flow];
   f = Flow{&links, wire_bytes, 0.0, rate_cap, weight, now, f.generation + 1, true};
-  for (std::uint32_t l : links) flows_on_link_[l].push_back(flow);
   mark_dirty(links);
+  for (std::uint32_t l : links) flows_on_link_[l].push_back(flow);
+  add_cap_load(f, 1.0);
+  started_.push_back(flow);
 }
 
 bool FlowNetwork::finish(std::uint32_t flow, std::uint32_t generation) {
   Flow& f = flows_[flow];
   if (!f.active || f.generation != generation) return false;
   f.active = false;
+  mark_dirty(*f.links);
   for (std::uint32_t l : *f.links) {
     auto& on = flows_on_link_[l];
     auto it = std::find(on.begin(), on.end(), flow);
     *it = on.back();  // swap-remove: order inside a link does not affect the solution
     on.pop_back();
   }
-  mark_dirty(*f.links);
+  add_cap_load(f, -1.0);
   return true;
+}
+
+void FlowNetwork::add_cap_load(const Flow& f, double sign) {
+  for (std::uint32_t l : *f.links) {
+    if (std::isinf(f.cap)) {
+      unbounded_on_[l] += sign > 0.0 ? 1 : -1;
+    } else {
+      cap_load_[l] += sign * f.weight * f.cap;
+    }
+    if (flows_on_link_[l].empty()) cap_load_[l] = 0.0;  // no drift carried over an idle period
+  }
 }
 
 void FlowNetwork::mark_dirty(const std::vector<std::uint32_t>& links) {
   for (std::uint32_t l : links) {
     if (!link_dirty_[l]) {
       link_dirty_[l] = true;
+      binding_before_[l] = binding(l);
       dirty_links_.push_back(l);
     }
   }
 }
 
-void FlowNetwork::collect_component(const std::vector<std::uint32_t>& seed_links) {
-  ++epoch_;
-  comp_links_.clear();
-  comp_flows_.clear();
-  for (std::uint32_t l : seed_links) {
-    if (link_mark_[l] != epoch_) {
-      link_mark_[l] = epoch_;
-      comp_links_.push_back(l);
-    }
-  }
-  // Breadth-first over link -> flows on it -> their links; comp_links_ grows while we walk it.
-  for (std::size_t i = 0; i < comp_links_.size(); ++i) {
-    for (std::uint32_t fl : flows_on_link_[comp_links_[i]]) {
+// Every active flow and every link they use (the oracle).
+void FlowNetwork::collect_component_full() {
+  for (std::uint32_t l = 0; l < capacity_.size(); ++l) {
+    if (flows_on_link_[l].empty()) continue;
+    link_mark_[l] = epoch_;
+    comp_links_.push_back(l);
+    for (std::uint32_t fl : flows_on_link_[l]) {
       if (flow_mark_[fl] == epoch_) continue;
       flow_mark_[fl] = epoch_;
       comp_flows_.push_back(fl);
-      for (std::uint32_t l : *flows_[fl].links) {
-        if (link_mark_[l] != epoch_) {
-          link_mark_[l] = epoch_;
-          comp_links_.push_back(l);
-        }
-      }
     }
   }
 }
 
-void FlowNetwork::settle(SimTime now) {
-  if (dirty_links_.empty()) return;
-  for (std::uint32_t l : dirty_links_) link_dirty_[l] = false;
-  if (resolve_ == Resolve::Full) {
-    dirty_links_.clear();
-    for (std::uint32_t l = 0; l < capacity_.size(); ++l)
-      if (!flows_on_link_[l].empty()) dirty_links_.push_back(l);
+// Adds `flow` to the flows being re-solved, and its binding links to their constraints.
+void FlowNetwork::visit_flow(std::uint32_t flow) {
+  if (flow_mark_[flow] == epoch_) return;
+  flow_mark_[flow] = epoch_;
+  comp_flows_.push_back(flow);
+  for (std::uint32_t l : *flows_[flow].links) {
+    if (link_mark_[l] != epoch_ && binding(l)) {
+      link_mark_[l] = epoch_;
+      comp_links_.push_back(l);
+    }
   }
-  collect_component(dirty_links_);
-  dirty_links_.clear();
+}
+
+// The flows the changes since the last settle touch directly: those just started, and those on a
+// touched link that binds now or did before (a link that never binds constrains nobody).
+void FlowNetwork::seed_changed() {
+  for (std::uint32_t fl : started_)
+    if (flows_[fl].active) visit_flow(fl);
+  for (std::uint32_t l : dirty_links_)
+    if (binding_before_[l] || binding(l))
+      for (std::uint32_t fl : flows_on_link_[l]) visit_flow(fl);
+}
+
+// Everything joined to the flows being re-solved through binding links (comp_links_ grows while we
+// walk it): with nothing outside left on their links, their solution is exact.
+void FlowNetwork::close_component() {
+  for (std::size_t i = 0; i < comp_links_.size(); ++i)
+    for (std::uint32_t fl : flows_on_link_[comp_links_[i]]) visit_flow(fl);
+}
+
+bool FlowNetwork::solve_component(bool residual) {
   // Local dense indices for the solver; sorted so the problem (and thus rounding) is deterministic.
   std::sort(comp_links_.begin(), comp_links_.end());
   std::sort(comp_flows_.begin(), comp_flows_.end());
@@ -99,9 +131,19 @@ void FlowNetwork::settle(SimTime now) {
   problem.bound.clear();
   problem.weight.clear();
   if (problem.uses.size() < comp_flows_.size()) problem.uses.resize(comp_flows_.size());
+  bool outside = false;
   for (std::size_t i = 0; i < comp_links_.size(); ++i) {
-    problem.capacity.push_back(capacity_[comp_links_[i]]);
-    local_index_[comp_links_[i]] = static_cast<std::uint32_t>(i);
+    const std::uint32_t l = comp_links_[i];
+    double free = capacity_[l];
+    if (residual) {
+      for (std::uint32_t fl : flows_on_link_[l]) {
+        if (flow_mark_[fl] == epoch_) continue;
+        outside = true;
+        free -= flows_[fl].weight * flows_[fl].rate;
+      }
+    }
+    problem.capacity.push_back(std::max(free, 0.0));
+    local_index_[l] = static_cast<std::uint32_t>(i);
   }
   for (std::size_t i = 0; i < comp_flows_.size(); ++i) {
     const Flow& f = flows_[comp_flows_[i]];
@@ -109,10 +151,92 @@ void FlowNetwork::settle(SimTime now) {
     problem.weight.push_back(f.weight);
     std::vector<std::uint32_t>& uses = problem.uses[i];
     uses.clear();
-    for (std::uint32_t l : *f.links) uses.push_back(local_index_[l]);
+    for (std::uint32_t l : *f.links)
+      if (link_mark_[l] == epoch_) uses.push_back(local_index_[l]);  // a binding link (all, for Full)
   }
   const std::vector<double>& rates = solver_.solve(problem);
-  for (std::size_t i = 0; i < comp_flows_.size(); ++i) apply_rate(comp_flows_[i], rates[i], now);
+  for (std::size_t i = 0; i < comp_flows_.size(); ++i) trial_rate_[comp_flows_[i]] = rates[i];
+  return outside;
+}
+
+const FlowNetwork::LinkUse& FlowNetwork::link_use(std::uint32_t link) {
+  LinkUse& u = link_use_[link];
+  if (use_mark_[link] == check_epoch_) return u;
+  use_mark_[link] = check_epoch_;
+  u = LinkUse{};
+  for (std::uint32_t fl : flows_on_link_[link]) {
+    const double r = rate_now(fl);
+    u.load += flows_[fl].weight * r;
+    u.max_rate = std::max(u.max_rate, r);
+  }
+  return u;
+}
+
+// Max-min's own certificate: a flow is at its cap, or has a bottleneck, a saturated link on which no
+// flow gets more than it does.
+bool FlowNetwork::certified(std::uint32_t flow) {
+  const Flow& f = flows_[flow];
+  const double rate = rate_now(flow);
+  if (rate >= f.cap * (1.0 - kCertifyTolerance)) return true;
+  for (std::uint32_t l : *f.links) {
+    if (!binding(l)) continue;
+    const LinkUse& u = link_use(l);
+    if (u.load >= capacity_[l] * (1.0 - kCertifyTolerance) && rate >= u.max_rate * (1.0 - kCertifyTolerance)) return true;
+  }
+  return false;
+}
+
+// Re-solves the touched flows alone, the others' rates held, and accepts that when every flow on a
+// link they use is certified: flows elsewhere keep the certificates of the last settle, so the whole
+// allocation is max-min fair (unique). Otherwise the uncertified flows (or, for a re-solved one, the
+// held flows beside it) join and it tries again; should that add nobody, the whole component is solved.
+void FlowNetwork::grow_until_certified() {
+  seed_changed();
+  while (solve_component(true)) {
+    ++check_epoch_;
+    uncertified_.clear();
+    const std::size_t links = comp_links_.size();
+    for (std::size_t i = 0; i < links; ++i)
+      for (std::uint32_t fl : flows_on_link_[comp_links_[i]]) {
+        if (check_mark_[fl] == check_epoch_) continue;
+        check_mark_[fl] = check_epoch_;
+        if (!certified(fl)) uncertified_.push_back(fl);
+      }
+    if (uncertified_.empty()) return;
+    const std::size_t before = comp_flows_.size();
+    for (std::uint32_t fl : uncertified_) {
+      if (flow_mark_[fl] != epoch_) {
+        visit_flow(fl);
+        continue;
+      }
+      for (std::uint32_t l : *flows_[fl].links)
+        if (link_mark_[l] == epoch_)
+          for (std::uint32_t held : flows_on_link_[l]) visit_flow(held);
+    }
+    if (comp_flows_.size() == before) {
+      close_component();
+      solve_component(false);
+      return;
+    }
+  }
+}
+
+void FlowNetwork::settle(SimTime now) {
+  if (dirty_links_.empty()) return;
+  for (std::uint32_t l : dirty_links_) link_dirty_[l] = false;
+  ++epoch_;
+  comp_links_.clear();
+  comp_flows_.clear();
+  if (resolve_ == Resolve::Full) {
+    collect_component_full();
+    solve_component(false);
+  } else {
+    grow_until_certified();
+  }
+  if (trace_ != nullptr) trace_links();
+  dirty_links_.clear();
+  started_.clear();
+  for (std::uint32_t fl : comp_flows_) apply_rate(fl, trial_rate_[fl], now);
   if (trace_ != nullptr) trace_loads(now);
 }
 
@@ -126,8 +250,17 @@ void FlowNetwork::apply_rate(std::uint32_t flow, double rate, SimTime now) {
   if (rate > 0.0) reschedule_(flow, now + transfer_time(f.remaining, Bandwidth{rate}), f.generation);
 }
 
+// The links whose load can change at this settle: the touched ones and all links of re-solved flows,
+// binding or not (taken before the solve, while dirty_links_ still holds the touched ones).
+void FlowNetwork::trace_links() {
+  trace_links_ = dirty_links_;
+  for (std::uint32_t fl : comp_flows_) trace_links_.insert(trace_links_.end(), flows_[fl].links->begin(), flows_[fl].links->end());
+  std::sort(trace_links_.begin(), trace_links_.end());
+  trace_links_.erase(std::unique(trace_links_.begin(), trace_links_.end()), trace_links_.end());
+}
+
 void FlowNetwork::trace_loads(SimTime now) {
-  for (std::uint32_t l : comp_links_) {
+  for (std::uint32_t l : trace_links_) {
     double load = 0.0;
     for (std::uint32_t fl : flows_on_link_[l]) load += flows_[fl].rate * flows_[fl].weight;
     trace_->counters.push_back(TraceCounter{link_tracks_[l], now, load * 1e-9});

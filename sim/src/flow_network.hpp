@@ -2,6 +2,11 @@
 // component of flows and links touched when flows start or end (SimGrid's selective update), once per
 // instant: starts and ends at one time only mark links dirty, and settle() re-solves them together
 // before time moves on (rates at an instant depend only on the set of flows then, so this is exact).
+// Components are joined only through binding links: a link whose flows' rate caps sum to less than
+// its capacity can never saturate, so it constrains nobody and is left out of the problem (exact: its
+// saturation level lies above some flow's cap on it at every round of progressive filling). Without
+// that, one NVLink port shared by a rank's tree or ring sends tied all 1024 ranks of a cluster into
+// one component re-solved at every event.
 // Flows progress lazily: `remaining` is settled only when a flow's rate changes.
 #pragma once
 
@@ -63,8 +68,27 @@ class FlowNetwork {
     std::uint32_t generation = 0;
     bool active = false;
   };
+  // Whether the flows now on `link` could saturate it (see the header comment).
+  bool binding(std::uint32_t link) const {
+    return unbounded_on_[link] > 0 || cap_load_[link] >= capacity_[link] * (1.0 - kBindingMargin);
+  }
   void mark_dirty(const std::vector<std::uint32_t>& links);
-  void collect_component(const std::vector<std::uint32_t>& seed_links);
+  void add_cap_load(const Flow& f, double sign);
+  void collect_component_full();
+  void visit_flow(std::uint32_t flow);
+  void seed_changed();
+  void close_component();
+  // Solves comp_flows_ on comp_links_ into trial_rate_; `residual`: with the capacity the flows outside
+  // leave at their current rates. Returns whether any flow outside shares those links.
+  bool solve_component(bool residual);
+  void grow_until_certified();
+  struct LinkUse {
+    double load = 0.0, max_rate = 0.0;
+  };
+  double rate_now(std::uint32_t flow) const { return flow_mark_[flow] == epoch_ ? trial_rate_[flow] : flows_[flow].rate; }
+  const LinkUse& link_use(std::uint32_t link);  // with rate_now, cached per check_epoch_
+  bool certified(std::uint32_t flow);
+  void trace_links();
   void apply_rate(std::uint32_t flow, double rate, SimTime now);
   void trace_loads(SimTime now);
 
@@ -78,6 +102,23 @@ class FlowNetwork {
   std::vector<std::uint32_t> comp_links_, comp_flows_;
   std::vector<std::uint32_t> dirty_links_;  // touched since the last settle(), each once
   std::vector<bool> link_dirty_;
+  std::vector<char> binding_before_;  // per dirty link: binding() when first touched since the last settle
+  std::vector<std::uint32_t> started_;  // flows started since the last settle
+  // Per link: summed weight x rate cap of its finite-capped flows, and how many flows have no cap. A
+  // running sum, so binding() leaves a margin far above its rounding (and it restarts at 0 when empty).
+  std::vector<double> cap_load_;
+  std::vector<std::uint32_t> unbounded_on_;
+  static constexpr double kBindingMargin = 1e-6;
+  std::vector<std::uint32_t> trace_links_;
+  // Certifying a partial re-solve (grow_until_certified).
+  std::vector<double> trial_rate_;  // per flow being re-solved: its new rate
+  std::vector<std::uint32_t> check_mark_, use_mark_;  // per flow, per link: == check_epoch_ once checked
+  std::vector<LinkUse> link_use_;
+  std::uint32_t check_epoch_ = 0;
+  std::vector<std::uint32_t> uncertified_;
+  // Relative slack of the certificate's comparisons: far above the solver's rounding (kSaturationSlack
+  // 1e-12 and sums of a few rates), far below what moves a finish time by a picosecond on a microsecond.
+  static constexpr double kCertifyTolerance = 1e-10;
   std::vector<std::uint32_t> local_index_;  // per link of the component being solved: its constraint index
   MaxMinProblem problem_;  // rebuilt per re-solve; kept to reuse its allocations
   MaxMinSolver solver_;

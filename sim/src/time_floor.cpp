@@ -15,7 +15,6 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <optional>
 #include <tuple>
 #include <vector>
 
@@ -41,12 +40,19 @@ struct StepCost {
   double rate = 0.0;  // Transfer: the most wire bytes/s its flow can get
 };
 
-// Built once per algorithm (steps, costs, the first iteration's dependency graph); floor() is then
-// linear in threadblocks, plus one pass over that graph for calls smaller than a tile per chunk.
+// Built once per algorithm (steps, costs, the first iteration's dependency graph); each size's floor is
+// then linear in threadblocks, after one walk over that graph for every 8 distinct first iterations.
 class FloorModel {
  public:
+  // Earliest times in the first iteration at some bytes per chunk: per tb when its first step may
+  // start, and the latest step end.
+  struct FirstIteration {
+    std::vector<double> tb_start;
+    double longest = 0.0;
+  };
+
   FloorModel(const topo::Topology& topo, const ir::Algorithm& algo, const ParamTable& params)
-      : topo_(topo), algo_(algo), params_(params), arch_(topo.gpu(0).arch), steps_(algo) {
+      : topo_(topo), algo_(algo), arch_(topo.gpu(0).arch), hbm_(hbm_bandwidth(params, arch_)), steps_(algo) {
     costs_ = msccl_protocol_costs(params, algo.protocol, arch_);
     runtime_ = msccl_runtime_costs(params);
     capacity_ = link_capacities(topo, params);
@@ -56,19 +62,31 @@ class FloorModel {
     build_first_iteration_graph();
   }
 
-  SimTime floor(ByteCount chunk_bytes) {
+  // The floor at each of `chunk_bytes`. Calls below a tile per chunk each have their own first
+  // iteration, all from one pass over the graph (run_first_iterations); larger ones share the full tile's.
+  std::vector<SimTime> floors(const std::vector<ByteCount>& chunk_bytes) {
+    const ByteCount tile = msccl_iteration_bytes(algo_.protocol);
+    std::vector<double> firsts;  // distinct bytes per chunk of the first iterations needed
+    for (ByteCount c : chunk_bytes) firsts.push_back(static_cast<double>(std::min(c, tile)));
+    std::sort(firsts.begin(), firsts.end());
+    firsts.erase(std::unique(firsts.begin(), firsts.end()), firsts.end());
+    const std::vector<FirstIteration> first = run_first_iterations(firsts);
+    std::vector<SimTime> out;
+    for (ByteCount c : chunk_bytes) {
+      const auto at = std::lower_bound(firsts.begin(), firsts.end(), static_cast<double>(std::min(c, tile)));
+      out.push_back(floor(c, first[static_cast<std::size_t>(at - firsts.begin())]));
+    }
+    return out;
+  }
+
+ private:
+  // `first`: the first iteration at min(chunk_bytes, tile) bytes per chunk (a call of at least a tile
+  // per chunk starts with a full tile: the same first iteration every time).
+  SimTime floor(ByteCount chunk_bytes, const FirstIteration& first) {
     const ByteCount tile = msccl_iteration_bytes(algo_.protocol);
     const ByteCount iters = (chunk_bytes + tile - 1) / tile;
     const double total = static_cast<double>(chunk_bytes);
     double bound = capacity_s_per_byte_ * total;
-    // A call of at least a tile per chunk starts with a full tile: the same first iteration every time.
-    if (chunk_bytes < tile) {
-      run_first_iteration(total, first_);
-    } else if (!full_tile_first_) {
-      full_tile_first_.emplace(FirstIteration{});  // clang 14 rejects emplace() for a nested struct with member initializers
-      run_first_iteration(static_cast<double>(tile), *full_tile_first_);
-    }
-    const FirstIteration& first = chunk_bytes < tile ? first_ : *full_tile_first_;
     bound = std::max(bound, first.longest);
     if (iters > 1 && tile_periods_.empty()) tile_periods_ = tile_periods(static_cast<double>(tile));
     const double last_tile = total - static_cast<double>(iters - 1) * static_cast<double>(tile);
@@ -86,7 +104,6 @@ class FloorModel {
     return SimTime{static_cast<std::int64_t>(std::max(ps, 0.0))} + runtime_.base;
   }
 
- private:
   struct Entry {
     int rank, tb, step;
     ir::OpType type;
@@ -100,8 +117,8 @@ class FloorModel {
     const double bytes = chunk_bytes * e.count;
     switch (e.cost.work) {
       case Work::Transfer: return e.cost.rate > 0.0 ? bytes / costs_.wire_efficiency / e.cost.rate : 0.0;
-      case Work::Copy: return local_copy_time(params_, arch_, bytes).seconds();
-      case Work::Reduce: return local_reduce_time(params_, arch_, bytes).seconds();
+      case Work::Copy: return local_copy_time(hbm_, bytes).seconds();
+      case Work::Reduce: return local_reduce_time(hbm_, bytes).seconds();
       case Work::None: break;
     }
     return 0.0;
@@ -188,8 +205,8 @@ class FloorModel {
   // work as costs.cpp charges it per iteration (one charge for the sum is never more).
   double own_chain(const ChainSums& c, double iterations, double bytes) const {
     return iterations * c.fixed_s + bytes * c.transfer_s_per_byte +
-           local_copy_time(params_, arch_, bytes * c.copy_chunks).seconds() +
-           local_reduce_time(params_, arch_, bytes * c.reduce_chunks).seconds();
+           local_copy_time(hbm_, bytes * c.copy_chunks).seconds() +
+           local_reduce_time(hbm_, bytes * c.reduce_chunks).seconds();
   }
 
   // Per tb, its period: the longest path through one iteration's graph (the one build_first_iteration_graph
@@ -202,7 +219,7 @@ class FloorModel {
   // least its alpha and its bytes at its ceiling rate. It is the tb's own chain unless its steps wait
   // on other tbs that in turn wait on its earlier steps (a tree allreduce: a leaf's receive from its
   // parent waits for the root's reduction of the leaf's own send of the same tile). Paths through steps
-  // on a dependency cycle (not in order_) are left out, which only shortens them.
+  // on a dependency cycle (not in topological order) are left out, which only shortens them.
   // Each tb costs a pass over the steps between its first and last in topological order: a large ring
   // spans nearly the whole graph for every tb. So tbs are taken by ascending span until
   // kPeriodPassesPerAlgorithm whole-graph passes are spent; a tb left out keeps 0 (its own chain, a
@@ -210,53 +227,37 @@ class FloorModel {
   std::vector<double> tile_periods(double tile) {
     constexpr double kUnreached = -std::numeric_limits<double>::infinity();
     constexpr std::size_t kPeriodPassesPerAlgorithm = 4;
-    std::vector<std::size_t> position(entry_.size(), order_.size());
-    for (std::size_t k = 0; k < order_.size(); ++k) position[order_[k]] = k;
-    // A path longer than the tb's own chain leaves it after some step and re-enters at a later one: per
-    // tb, its first step with an edge out to another tb and its last step with one in from another.
-    std::vector<std::size_t> tb_of(entry_.size());
-    for (std::size_t t = 0; t < chains_.size(); ++t)
-      for (std::size_t s = 0; s < chains_[t].size(); ++s) tb_of[tb_first_step_[t] + s] = t;
-    std::vector<std::size_t> first_out(chains_.size(), entry_.size()), last_in(chains_.size(), 0);
-    for (std::size_t i = 0; i < entry_.size(); ++i) {
-      for (std::size_t x = edge_first_[i]; x < edge_first_[i + 1]; ++x) {
-        const std::size_t from = edges_[x].from;
-        if (tb_of[from] == tb_of[i]) continue;
-        first_out[tb_of[from]] = std::min(first_out[tb_of[from]], from);
-        last_in[tb_of[i]] = std::max(last_in[tb_of[i]], i);
-      }
-    }
+    const std::size_t ordered = steps_in_order_.size();
     std::vector<std::tuple<std::size_t, std::size_t, std::size_t>> spans;  // (steps spanned, tb, first position)
     for (std::size_t t = 0; t < chains_.size(); ++t) {
-      if (chains_[t].empty() || first_out[t] >= last_in[t]) continue;  // its period is its own chain
-      const std::size_t from = position[tb_first_step_[t]], to = position[tb_first_step_[t] + chains_[t].size() - 1];
-      if (to >= order_.size() || from >= order_.size()) continue;
+      if (chains_[t].empty() || !leaves_own_chain_[t]) continue;  // its period is its own chain
+      const std::size_t from = tb_first_pos_[t], to = tb_last_pos_[t];
+      if (to >= ordered || from >= ordered) continue;
       spans.emplace_back(to - from + 1, t, from);
     }
     std::sort(spans.begin(), spans.end());
     std::vector<double> periods(chains_.size(), 0.0);
-    std::size_t budget = kPeriodPassesPerAlgorithm * (order_.size() + edges_.size());
+    std::size_t budget = kPeriodPassesPerAlgorithm * (ordered + edges_total_);
     for (const auto& [span, t, from] : spans) {
       if (span > budget) break;
       budget -= span;
       const std::size_t to = from + span - 1;
       // Steps between the two in topological order are all a path from one to the other can visit.
       for (std::size_t k = from; k <= to; ++k) {
-        const std::size_t i = order_[k];
         double begin = k == from ? 0.0 : kUnreached, finish_after = kUnreached;
         if (k != from) {
-          for (std::size_t x = edge_first_[i]; x < edge_first_[i + 1]; ++x) {
+          for (std::size_t x = edge_first_[k]; x < edge_first_[k + 1]; ++x) {
             const Edge& e = edges_[x];
-            if (position[e.from] < from || position[e.from] > to) continue;
+            if (e.from < from || e.from > to) continue;
             const double at = (e.from_head ? head_[e.from] : end_[e.from]) + e.extra;
             double& bound = e.to_end ? finish_after : begin;
             bound = std::max(bound, at);
           }
         }
-        head_[i] = begin + entry_[i]->cost.fixed_s;
-        end_[i] = std::max(head_[i] + work_seconds(*entry_[i], tile), finish_after);
+        head_[k] = begin + steps_in_order_[k].cost.fixed_s;
+        end_[k] = std::max(head_[k] + work_seconds(steps_in_order_[k], tile), finish_after);
       }
-      periods[t] = std::max(end_[order_[to]], 0.0);
+      periods[t] = std::max(end_[to], 0.0);
     }
     return periods;
   }
@@ -272,29 +273,45 @@ class FloorModel {
     bool to_end;
   };
   void build_first_iteration_graph() {
-    std::size_t n = 0;
-    for (const auto& chain : chains_) {
-      tb_first_step_.push_back(n);
-      for (const Entry& e : chain) entry_.push_back(&e);
-      n += chain.size();
+    std::vector<const Entry*> entry;  // per step, numbered tb by tb
+    std::vector<std::size_t> tb_of, tb_first;
+    for (std::size_t t = 0; t < chains_.size(); ++t) {
+      tb_first.push_back(entry.size());
+      for (const Entry& e : chains_[t]) {
+        entry.push_back(&e);
+        tb_of.push_back(t);
+      }
     }
+    const std::size_t n = entry.size();
     std::vector<std::vector<Edge>> in(n);
     const bool per_line = forwards_per_line(algo_.protocol);
     for (std::size_t i = 0; i < n; ++i) {
       const int node = static_cast<int>(i);
-      if (entry_[i]->step > 0) in[i].push_back({i - 1, false, 0.0, false});
+      if (entry[i]->step > 0) in[i].push_back({i - 1, false, 0.0, false});
       const int dependee = steps_.dependee(node);
       if (dependee >= 0) in[i].push_back({static_cast<std::size_t>(dependee), false, runtime_.dep_handoff.seconds(), false});
       const int sender = steps_.matched_send(node);
       if (sender < 0) continue;
       const auto snd = static_cast<std::size_t>(sender);
-      if (per_line && ir::op_sends(entry_[i]->type)) {
+      if (per_line && ir::op_sends(entry[i]->type)) {
         in[i].push_back({snd, true, 0.0, false});
         in[i].push_back({snd, false, 0.0, true});
       } else {
         in[i].push_back({snd, false, 0.0, false});
       }
     }
+    // A path longer than a tb's own chain leaves it after some step and re-enters at a later one: per
+    // tb, whether its first step with an edge out to another tb comes before its last step with one in.
+    std::vector<std::size_t> first_out(chains_.size(), n), last_in(chains_.size(), 0);
+    for (std::size_t i = 0; i < n; ++i) {
+      edges_total_ += in[i].size();
+      for (const Edge& e : in[i]) {
+        if (tb_of[e.from] == tb_of[i]) continue;
+        first_out[tb_of[e.from]] = std::min(first_out[tb_of[e.from]], e.from);
+        last_in[tb_of[i]] = std::max(last_in[tb_of[i]], i);
+      }
+    }
+    for (std::size_t t = 0; t < chains_.size(); ++t) leaves_own_chain_.push_back(first_out[t] < last_in[t]);
     // Topological order (Kahn); steps on a dependency cycle are left out, which only lowers the bound
     // (simulate reports such an algorithm as a deadlock).
     std::vector<std::size_t> pending(n, 0);
@@ -303,56 +320,84 @@ class FloorModel {
       pending[i] = in[i].size();
       for (const Edge& e : in[i]) out[e.from].push_back(i);
     }
-    std::vector<std::size_t> ready;
+    std::vector<std::size_t> ready, order;
     for (std::size_t i = 0; i < n; ++i)
       if (pending[i] == 0) ready.push_back(i);
-    edge_first_.assign(n + 1, 0);
     while (!ready.empty()) {
       const std::size_t i = ready.back();
       ready.pop_back();
-      order_.push_back(i);
+      order.push_back(i);
       for (std::size_t j : out[i])
         if (--pending[j] == 0) ready.push_back(j);
     }
-    for (std::size_t i = 0; i < n; ++i) {
-      edge_first_[i + 1] = edge_first_[i] + in[i].size();
-      edges_.insert(edges_.end(), in[i].begin(), in[i].end());
+    // The walks go by position in that order: steps and their in-edges laid out that way (every
+    // predecessor of an ordered step is ordered), so a walk reads memory front to back.
+    std::vector<std::size_t> position(n, order.size());
+    for (std::size_t k = 0; k < order.size(); ++k) position[order[k]] = k;
+    edge_first_.assign(order.size() + 1, 0);
+    for (std::size_t k = 0; k < order.size(); ++k) {
+      steps_in_order_.push_back(*entry[order[k]]);
+      tb_in_order_.push_back(tb_of[order[k]]);
+      for (Edge e : in[order[k]]) {
+        e.from = position[e.from];
+        edges_.push_back(e);
+      }
+      edge_first_[k + 1] = edges_.size();
     }
-    start_.assign(n, 0.0);
-    head_.assign(n, 0.0);
-    end_.assign(n, 0.0);
+    for (std::size_t t = 0; t < chains_.size(); ++t) {
+      tb_first_pos_.push_back(chains_[t].empty() ? order.size() : position[tb_first[t]]);
+      tb_last_pos_.push_back(chains_[t].empty() ? order.size() : position[tb_first[t] + chains_[t].size() - 1]);
+    }
+    head_.assign(order.size(), 0.0);
+    end_.assign(order.size(), 0.0);
   }
 
-  // Earliest times in the first iteration with `tile` bytes per chunk: per tb when its first step may
-  // start, and the latest step end.
-  struct FirstIteration {
-    std::vector<double> tb_start;
-    double longest = 0.0;
-  };
-  void run_first_iteration(double tile, FirstIteration& out) {
-    out.longest = 0.0;
-    for (std::size_t i : order_) {
-      double begin = 0.0, finish_after = 0.0;
-      for (std::size_t k = edge_first_[i]; k < edge_first_[i + 1]; ++k) {
-        const Edge& e = edges_[k];
-        const double t = (e.from_head ? head_[e.from] : end_[e.from]) + e.extra;
-        double& bound = e.to_end ? finish_after : begin;
-        bound = std::max(bound, t);
-      }
-      start_[i] = begin;
-      head_[i] = begin + entry_[i]->cost.fixed_s;
-      end_[i] = std::max(head_[i] + work_seconds(*entry_[i], tile), finish_after);
-      out.longest = std::max(out.longest, end_[i]);
+  // The first iteration at each of `tiles` bytes per chunk. One walk over the graph serves up to
+  // kFirstBatch sizes at once (per step the sizes' times side by side): the walk, not the arithmetic,
+  // is what a pass costs. Each size's numbers are computed exactly as a walk of its own would.
+  std::vector<FirstIteration> run_first_iterations(const std::vector<double>& tiles) {
+    constexpr std::size_t kFirstBatch = 8;  // memory: 2 x 8 doubles per step
+    std::vector<FirstIteration> out(tiles.size());
+    for (std::size_t from = 0; from < tiles.size(); from += kFirstBatch) {
+      const std::size_t k = std::min(kFirstBatch, tiles.size() - from);
+      run_first_iteration_batch(&tiles[from], k, &out[from]);
     }
-    out.tb_start.assign(chains_.size(), 0.0);
-    for (std::size_t t = 0; t < chains_.size(); ++t)
-      if (!chains_[t].empty()) out.tb_start[t] = start_[tb_first_step_[t]];
+    return out;
+  }
+  void run_first_iteration_batch(const double* tiles, std::size_t k, FirstIteration* out) {
+    head_.assign(steps_in_order_.size() * k, 0.0);
+    end_.assign(steps_in_order_.size() * k, 0.0);
+    for (std::size_t j = 0; j < k; ++j) {
+      out[j].longest = 0.0;
+      out[j].tb_start.assign(chains_.size(), 0.0);
+    }
+    double begin[8], finish_after[8];
+    for (std::size_t i = 0; i < steps_in_order_.size(); ++i) {
+      std::fill(begin, begin + k, 0.0);
+      std::fill(finish_after, finish_after + k, 0.0);
+      for (std::size_t x = edge_first_[i]; x < edge_first_[i + 1]; ++x) {
+        const Edge& e = edges_[x];
+        const double* from = (e.from_head ? head_.data() : end_.data()) + e.from * k;
+        double* bound = e.to_end ? finish_after : begin;
+        for (std::size_t j = 0; j < k; ++j) bound[j] = std::max(bound[j], from[j] + e.extra);
+      }
+      const Entry& entry = steps_in_order_[i];
+      if (entry.step == 0)
+        for (std::size_t j = 0; j < k; ++j) out[j].tb_start[tb_in_order_[i]] = begin[j];
+      double* head = head_.data() + i * k;
+      double* end = end_.data() + i * k;
+      for (std::size_t j = 0; j < k; ++j) {
+        head[j] = begin[j] + entry.cost.fixed_s;
+        end[j] = std::max(head[j] + work_seconds(entry, tiles[j]), finish_after[j]);
+        out[j].longest = std::max(out[j].longest, end[j]);
+      }
+    }
   }
 
   const topo::Topology& topo_;
   const ir::Algorithm& algo_;
-  const ParamTable& params_;
   topo::GpuArch arch_;
+  Bandwidth hbm_;  // sim.hbm_bw.<arch>, for local copies and reductions
   ir::StepGraph steps_;
   ProtocolCosts costs_;
   MscclRuntimeCosts runtime_;
@@ -360,14 +405,15 @@ class FloorModel {
   std::vector<std::vector<Entry>> chains_;  // per tb (ranks, then tbs), its steps
   double capacity_s_per_byte_ = 0.0;        // the capacity bound per chunk byte
   std::vector<ChainSums> sums_;             // per tb
-  std::vector<const Entry*> entry_;         // per step, numbered tb by tb
-  std::vector<std::size_t> tb_first_step_;  // per tb
-  std::vector<Edge> edges_;                 // into each step: edges_[edge_first_[i] .. edge_first_[i + 1])
+  // The first iteration's graph by position in topological order (steps on a cycle left out).
+  std::vector<Entry> steps_in_order_;
+  std::vector<std::size_t> tb_in_order_;    // per position, its step's tb
+  std::vector<Edge> edges_;                 // into position k: edges_[edge_first_[k] .. edge_first_[k + 1])
   std::vector<std::size_t> edge_first_;
-  std::vector<std::size_t> order_;          // steps in topological order
-  std::vector<double> start_, head_, end_;  // per step, scratch of run_first_iteration
-  FirstIteration first_;                    // of a call smaller than a tile per chunk
-  std::optional<FirstIteration> full_tile_first_;
+  std::size_t edges_total_ = 0;             // with those into steps left out
+  std::vector<std::size_t> tb_first_pos_, tb_last_pos_;  // per tb; past the end when not ordered
+  std::vector<char> leaves_own_chain_;      // per tb: a path may leave its chain and come back
+  std::vector<double> head_, end_;          // per position (and size), scratch of the graph walks
   std::vector<double> tile_periods_;        // per tb, tile_periods at a full tile; empty until a call needs it
 };
 
@@ -377,13 +423,11 @@ std::vector<SimTime> time_floors(const topo::Topology& topo, const ir::Algorithm
                                  const SimParams& params) {
   check_gpu_count(topo, algo);
   FloorModel model(topo, algo, params.table);
-  std::vector<SimTime> floors;
-  for (const CallSpec& call : calls) {
-    const ByteCount chunk_bytes = ir::executor_bytes(algo.collective, algo.ngpus, call.bytes) /
-                                  static_cast<ByteCount>(std::max(algo.nchunksperloop, 1));
-    floors.push_back(model.floor(chunk_bytes));
-  }
-  return floors;
+  std::vector<ByteCount> chunk_bytes;
+  for (const CallSpec& call : calls)
+    chunk_bytes.push_back(ir::executor_bytes(algo.collective, algo.ngpus, call.bytes) /
+                          static_cast<ByteCount>(std::max(algo.nchunksperloop, 1)));
+  return model.floors(chunk_bytes);
 }
 
 }  // namespace ccforge::sim

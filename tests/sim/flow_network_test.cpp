@@ -27,8 +27,10 @@ struct Tracked {
 
 // Starts and finishes random flows (paths drawn from `paths`, some rate-capped, some standing for
 // several identical flows), settling both networks after each batch, and compares every flow's rate.
+// `all_capped`: every flow has a rate cap of 5-50 % of its first link, so that links whose flows' caps
+// fit them drop out of the problem (FlowNetwork's binding links) and join again as flows arrive.
 void expect_same_rates(const std::vector<double>& capacity, const std::vector<std::vector<std::uint32_t>>& paths,
-                       unsigned seed) {
+                       unsigned seed, bool all_capped = false) {
   constexpr std::size_t kFlows = 64;
   std::mt19937 rng(seed);
   Tracked selective(capacity, kFlows, FlowNetwork::Resolve::Selective);
@@ -46,7 +48,8 @@ void expect_same_rates(const std::vector<double>& capacity, const std::vector<st
         continue;
       }
       const auto& path = paths[std::uniform_int_distribution<std::size_t>(0, paths.size() - 1)(rng)];
-      const double cap = rng() % 3 == 0 ? capacity[path.front()] * 0.1 : kUnbounded;
+      double cap = rng() % 3 == 0 ? capacity[path.front()] * 0.1 : kUnbounded;
+      if (all_capped) cap = capacity[path.front()] * std::uniform_real_distribution<double>(0.05, 0.5)(rng);
       const double weight = rng() % 4 == 0 ? 3.0 : 1.0;
       for (Tracked* t : {&selective, &full}) {
         t->network.start(f, path, 1e9, cap, weight, now);
@@ -81,6 +84,34 @@ TEST(FlowNetwork, SelectiveReSolveMatchesTheFullReSolveOnRandomFlows) {
     }
   }
   for (unsigned seed : {1u, 2u, 3u}) expect_same_rates(capacity, paths, seed);
+}
+
+TEST(FlowNetwork, SelectiveReSolveMatchesTheFullReSolveWhenLinksStopBinding) {
+  // As above, every flow capped: links come and go from the problem as their flows' caps outgrow them.
+  std::mt19937 rng(5);
+  std::vector<double> capacity;
+  for (int l = 0; l < 24; ++l) capacity.push_back(1e9 * (1 + rng() % 8));
+  std::vector<std::vector<std::uint32_t>> paths(48);
+  for (auto& p : paths) {
+    for (int n = 1 + static_cast<int>(rng() % 3); n > 0; --n) {
+      const auto l = static_cast<std::uint32_t>(rng() % capacity.size());
+      if (std::find(p.begin(), p.end(), l) == p.end()) p.push_back(l);
+    }
+  }
+  for (unsigned seed : {4u, 5u, 6u}) expect_same_rates(capacity, paths, seed, true);
+}
+
+TEST(FlowNetwork, SelectiveReSolveMatchesTheFullReSolveOnLongChains) {
+  // A chain of links where flow k spans links k and k+1 (as a tree's sends share NIC ports): one
+  // component end to end, so a change must be certified locally or the whole chain re-solved.
+  std::vector<double> capacity;
+  for (int l = 0; l < 40; ++l) capacity.push_back(1e9 * (1 + l % 3));
+  std::vector<std::vector<std::uint32_t>> paths;
+  for (std::uint32_t l = 0; l + 1 < capacity.size(); ++l) paths.push_back({l, l + 1});
+  for (unsigned seed : {7u, 8u}) {
+    expect_same_rates(capacity, paths, seed);
+    expect_same_rates(capacity, paths, seed, true);
+  }
 }
 
 TEST(FlowNetwork, SelectiveReSolveMatchesTheFullReSolveOnNdv5Routes) {
