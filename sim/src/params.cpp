@@ -12,6 +12,9 @@ const std::string kTuning = "NCCL v2.28.9 src/graph/tuning.cc ncclTunerConstants
 const std::string kSearch = "NCCL v2.28.9 src/graph/search.cc";
 // sim.msccl.tb_bw.LL128.sm90, fitted (executor_params).
 constexpr double kMscclLL128TbBwSm90 = 11.0;
+// sim.rccl.msccl.*, fitted (rccl_params).
+constexpr double kRcclMscclBaseUs = 12.4;
+constexpr double kRcclMscclSimpleTbBw = 4.3;
 
 std::vector<Param> protocol_params() {
   return {
@@ -140,11 +143,25 @@ std::vector<Param> executor_params() {
   };
 }
 
+// RCCL's MSCCL kernel running its bundled all-pairs allreduce on MI300X (sim/src/nccl/rccl_msccl.cpp),
+// fitted on the one public MI300X log (tests/data/nccl-tests/mi300x_8gpu_1node_allreduce.log,
+// out-of-place rows); the rows each constant was not fitted on are held out (tests/validate).
+std::vector<Param> rccl_params() {
+  return {
+      {"sim.rccl.msccl.base_us", kRcclMscclBaseUs, "us",
+       "fitted: median of the MI300X log's LL rows 1-64 KB (allreduce-allpairs-8n-ll-32tb) minus their simulated data "
+       "movement"},
+      {"sim.rccl.msccl.tb_bw.Simple.cdna3", kRcclMscclSimpleTbBw, "GB/s",
+       "fitted: payload one MSCCL Simple threadblock moves, from the slope of the MI300X log's rows 4-16 MB "
+       "(allreduce-allpairs-8n-simple, 8 threadblocks per xGMI link); 512 KB-2 MB are held out"},
+  };
+}
+
 }  // namespace
 
 ParamTable default_sim_params() {
   ParamTable table;
-  for (auto* group : {&protocol_params, &threadblock_params, &gpu_issue_params, &hardware_params, &msccl_params, &executor_params}) {
+  for (auto* group : {&protocol_params, &threadblock_params, &gpu_issue_params, &hardware_params, &msccl_params, &executor_params, &rccl_params}) {
     for (auto& p : (*group)()) table.add(std::move(p));
   }
   return table;

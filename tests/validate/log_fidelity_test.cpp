@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <fmt/core.h>
@@ -30,6 +31,9 @@ struct LogCase {
   std::size_t rows;      // out-of-place rows >= 1 KB
   double max_median_pct;
   double max_worst_pct;
+  // Sizes [first, last] some model constant was fitted on (sim/src/params.cpp); the other rows are held
+  // out and must meet the same bar on their own.
+  std::vector<std::pair<double, double>> fitted = {};
 };
 
 struct Errors {
@@ -37,7 +41,21 @@ struct Errors {
   double worst_pct;
 };
 
-Errors predict(const LogCase& c) {
+bool fitted_on(const LogCase& c, double bytes) {
+  return std::any_of(c.fitted.begin(), c.fitted.end(), [&](const auto& r) { return bytes >= r.first && bytes <= r.second; });
+}
+
+Errors summary(const std::vector<double>& errors) {
+  if (errors.empty()) return {0, 0};
+  return {median(errors), *std::max_element(errors.begin(), errors.end())};
+}
+
+struct Prediction {
+  Errors all;
+  Errors held_out;
+};
+
+Prediction predict(const LogCase& c) {
   const std::string root = CCFORGE_SOURCE_DIR;
   const std::string log = root + "/tests/data/nccl-tests/" + c.log;
   const LogConditions conditions = read_nccl_tests_conditions(log);
@@ -48,28 +66,31 @@ Errors predict(const LogCase& c) {
   params.launch.gpus_per_thread = conditions.gpus_per_thread;
   if (conditions.nccl_version) sim::set_nccl_version(params, sim::parse_nccl_version(*conditions.nccl_version, log));
   for (const char* env : c.env) sim::apply_nccl_env(env, params.nccl, log);
-  std::vector<double> all;
+  std::vector<double> all, held_out;
   for (const Measurement& m : read_nccl_tests_log(log, ir::Collective::AllReduce)) {
     if (m.inplace || m.size_bytes < 1024) continue;
     all.push_back(std::abs(simulated_us(topology, params, m, {}) / m.time_us - 1) * 100);
+    if (!fitted_on(c, static_cast<double>(m.size_bytes))) held_out.push_back(all.back());
   }
   EXPECT_EQ(all.size(), c.rows) << c.log;
-  if (all.empty()) return {0, 0};
-  const Errors e{median(all), *std::max_element(all.begin(), all.end())};
-  fmt::print("{} on {}: median {:.1f} %, worst {:.1f} %\n", c.log, c.topology, e.median_pct, e.worst_pct);
-  return e;
+  const Prediction p{summary(all), summary(held_out)};
+  fmt::print("{} on {}: median {:.1f} %, worst {:.1f} %; held out ({} rows): median {:.1f} %, worst {:.1f} %\n", c.log,
+             c.topology, p.all.median_pct, p.all.worst_pct, held_out.size(), p.held_out.median_pct, p.held_out.worst_pct);
+  return p;
 }
 
 void expect_within(const LogCase& c) {
-  const Errors e = predict(c);
-  EXPECT_LE(e.median_pct, c.max_median_pct) << c.log;
-  EXPECT_LE(e.worst_pct, c.max_worst_pct) << c.log;
+  const Prediction p = predict(c);
+  for (const Errors& e : {p.all, p.held_out}) {
+    EXPECT_LE(e.median_pct, c.max_median_pct) << c.log;
+    EXPECT_LE(e.worst_pct, c.max_worst_pct) << c.log;
+  }
 }
 
 // sim.launch.host_per_gpu_us was fitted on this log's rows up to 128 KB (sim/src/params.cpp), so those
 // rows are fit, not held out. Achieved: 2.1 % / 17.9 %.
 TEST(LogFidelity, H100RingLogUnderItsOwnLaunchModeAndSettings) {
-  const LogCase c{"h100_8gpu_1node_allreduce_ring.log", "dgx-h100.xml", {"NCCL_ALGO=RING", "NCCL_NVLS_ENABLE=0"}, 24, 10.0, 30.0};
+  const LogCase c{"h100_8gpu_1node_allreduce_ring.log", "dgx-h100.xml", {"NCCL_ALGO=RING", "NCCL_NVLS_ENABLE=0"}, 24, 10.0, 30.0, {{0, 131072}}};
   const LogConditions conditions = read_nccl_tests_conditions(std::string(CCFORGE_SOURCE_DIR) + "/tests/data/nccl-tests/" + c.log);
   ASSERT_EQ(conditions.gpus_per_thread, 8);
   ASSERT_EQ(conditions.nccl_version, "2.26.2");
@@ -88,12 +109,13 @@ TEST(LogFidelity, A100NodeAtDefaults) {
   expect_within({"a100_oci_bmgpu48_8gpu_1node_allreduce.log", "ndv4.xml", {}, 24, 13.5, 53.0});
 }
 
-// RCCL defaults. Not yet at the bar: achieved 10.1 % / 82.7 %; 32 KB-2 MB are predicted 25-83 % slow:
-// on one MI300X node RCCL matches rome_model_79 (mscclEnabled=1, ROCm/rccl src/graph/rome_models.cc
-// @0cbce2a) and runs MSCCL/MSCCL++ allreduce up to RCCL_MSCCLPP_THRESHOLD (1 MB, src/init.cc), which
-// the baseline does not model. Held at the achieved values.
+// RCCL defaults (rccl-tests without -G: no graph capture, so no MSCCL++). RCCL runs its bundled MSCCL
+// all-pairs allreduce up to 16 MiB (sim/src/nccl/rccl_msccl.cpp), ring Simple above. Achieved 3.5 % /
+// 14.8 %. Fitted on this log (sim/src/params.cpp): sim.rccl.msccl.base_us on 1-64 KB and
+// sim.rccl.msccl.tb_bw.Simple.cdna3 on 4-16 MB; the other 14 rows are held out (median 3.8 %, worst 14.8 %
+// at 512 KB). Before the RCCL path: 10.1 % / 82.7 %.
 TEST(LogFidelity, Mi300xNodeAtDefaults) {
-  expect_within({"mi300x_8gpu_1node_allreduce.log", "mi300x.xml", {}, 24, 10.5, 83.0});
+  expect_within({"mi300x_8gpu_1node_allreduce.log", "mi300x.xml", {}, 24, 10.0, 30.0, {{1024, 65536}, {4194304, 16777216}}});
 }
 
 }  // namespace

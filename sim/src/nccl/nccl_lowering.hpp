@@ -57,6 +57,10 @@ void lower_nvls_tree(Lowering& low, const NcclCall& call, bool fold = true);
 // is the same exchange reversed in time and direction.
 void lower_pat(Lowering& low, const NcclCall& call);
 
+// RCCL's bundled MSCCL all-pairs allreduce (rccl_msccl.cpp): per channel every rank sends each peer that
+// peer's 1/p share, the owner reduces the shares it received, then sends the result to every peer.
+void lower_all_pairs(Lowering& low, const NcclCall& call);
+
 // Grouped send/recv (alltoall: every pair; gather/scatter: every rank to/from rank 0), each pair's
 // share as one Simple transfer spread over its p2p channels.
 void lower_p2p(Lowering& low, const NcclCall& call);

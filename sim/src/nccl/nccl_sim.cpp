@@ -11,13 +11,14 @@
 #include "costs.hpp"
 #include "nccl_lowering.hpp"
 #include "nccl_model.hpp"
+#include "rccl_msccl.hpp"
 #include "tuning_tables.hpp"
 
 namespace ccforge::sim {
 namespace {
 
-constexpr NcclAlgo kAlgos[] = {NcclAlgo::Tree,     NcclAlgo::Ring, NcclAlgo::Nvls,
-                               NcclAlgo::NvlsTree, NcclAlgo::Pat,  NcclAlgo::P2p};
+constexpr NcclAlgo kAlgos[] = {NcclAlgo::Tree, NcclAlgo::Ring, NcclAlgo::Nvls,    NcclAlgo::NvlsTree,
+                               NcclAlgo::Pat,  NcclAlgo::P2p,  NcclAlgo::AllPairs};
 constexpr ir::Protocol kProtos[] = {ir::Protocol::LL, ir::Protocol::LL128, ir::Protocol::Simple};
 
 int algo_index(NcclAlgo a) {
@@ -33,6 +34,7 @@ int algo_index(NcclAlgo a) {
     case NcclAlgo::Pat:
       return nccl::kPat;
     case NcclAlgo::P2p:
+    case NcclAlgo::AllPairs:
       break;  // no row in NCCL's tuning tables
   }
   return nccl::kRing;
@@ -76,6 +78,8 @@ const char* to_string(NcclAlgo algo) {
       return "pat";
     case NcclAlgo::P2p:
       return "p2p";
+    case NcclAlgo::AllPairs:
+      return "allpairs";
   }
   return "ring";
 }
@@ -110,10 +114,17 @@ NcclChoice nccl_choose(const topo::Topology& topo, ir::Collective coll, ByteCoun
         (!request.algo || *request.algo == NcclAlgo::P2p) && (!request.proto || *request.proto == ir::Protocol::Simple);
     if (p2p_ok) return NcclChoice{NcclAlgo::P2p, ir::Protocol::Simple, view.nchannels, 0.0};
   }
+  // RCCL on an MI300X node runs its bundled MSCCL algorithm first, whatever NCCL_ALGO says (it is not
+  // one of NCCL's algorithms); a request for another algorithm or protocol still gets that.
+  const bool open_request = !request.algo || *request.algo == NcclAlgo::AllPairs;
+  if (open_request) {
+    const auto rccl = nccl::rccl_msccl_choice(topo, coll, static_cast<double>(bytes));
+    if (rccl && (!request.proto || *request.proto == rccl->proto)) return *rccl;
+  }
   NcclChoice best;
   best.model_us = std::numeric_limits<double>::infinity();
   for (NcclAlgo a : kAlgos) {
-    if (a == NcclAlgo::P2p || (request.algo && *request.algo != a)) continue;
+    if (a == NcclAlgo::P2p || a == NcclAlgo::AllPairs || (request.algo && *request.algo != a)) continue;
     if (params.nccl.algorithms && !params.nccl.algorithms->allows(coll, algo_index(a))) continue;
     for (ir::Protocol p : kProtos) {
       if (request.proto && *request.proto != p) continue;
@@ -127,7 +138,7 @@ NcclChoice nccl_choose(const topo::Topology& topo, ir::Collective coll, ByteCoun
          fmt::format("NCCL cannot run {} as {}{}{} here", ir::to_string(coll),
                      request.algo ? to_string(*request.algo) : "any algorithm", request.proto ? " with protocol " : "",
                      request.proto ? ir::to_string(*request.proto) : ""),
-         "tree is allreduce only; nvls needs Hopper+ NVSwitch and one node, nvlstree Hopper+ NVSwitch and 2+ "
+         "tree is allreduce only; allpairs is RCCL's MSCCL allreduce on one 8-GPU MI300X node up to 16 MiB; nvls needs Hopper+ NVSwitch and one node, nvlstree Hopper+ NVSwitch and 2+ "
          "nodes (allreduce); pat needs --nccl-version 2.23+ and one GPU per node (allgather/reducescatter); "
          "nvls, nvlstree and pat are Simple only; p2p serves alltoall/gather/scatter with Simple; NCCL_ALGO, "
          "NCCL_PROTO, NCCL_NVLS_ENABLE and NCCL_PAT_ENABLE given with --env narrow the choice; use --algo nccl");
@@ -167,6 +178,10 @@ SimResult simulate_nccl_point(const topo::Topology& topo, ir::Collective coll, c
       break;
     case NcclAlgo::P2p:
       nccl::lower_p2p(low, ncall);
+      break;
+    case NcclAlgo::AllPairs:
+      nccl::lower_all_pairs(low, ncall);
+      base = nccl::rccl_msccl_costs(params.table, choice.proto, topo.gpu(0).arch).base;
       break;
   }
   const EngineStats stats = low.run();

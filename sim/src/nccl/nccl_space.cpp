@@ -22,10 +22,10 @@ bool same_point(const NcclChoice& a, const NcclChoice& b) {
 }
 
 // Channel counts a tuner may set besides NCCL's own: the communicator's full count (NCCL thins channels
-// for small calls, enqueue.cc topoGetAlgoInfo) and half of NCCL's count. NVLS runs on its own fixed
-// channel set, so only NCCL's count is offered there.
+// for small calls, enqueue.cc topoGetAlgoInfo) and half of NCCL's count. NVLS (and RCCL's MSCCL
+// all-pairs) run on their own fixed channel set, so only that count is offered there.
 std::vector<int> channel_counts(const NcclChoice& own, int full) {
-  if (own.algo == NcclAlgo::Nvls || own.algo == NcclAlgo::NvlsTree) return {own.nchannels};
+  if (own.algo == NcclAlgo::Nvls || own.algo == NcclAlgo::NvlsTree || own.algo == NcclAlgo::AllPairs) return {own.nchannels};
   std::vector<int> counts{own.nchannels};
   for (int c : {full, own.nchannels / 2})
     if (c >= 1 && std::find(counts.begin(), counts.end(), c) == counts.end()) counts.push_back(c);

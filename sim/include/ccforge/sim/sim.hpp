@@ -137,9 +137,10 @@ std::vector<SimTime> time_floors(const topo::Topology& topo, const ir::Algorithm
                                  const SimParams& params);
 
 // NCCL's algorithms, in NCCL's index order (src/include/device.h), plus P2p: the grouped send/recv
-// NCCL (and nccl-tests) use for alltoall, gather and scatter.
-enum class NcclAlgo { Tree, Ring, Nvls, NvlsTree, Pat, P2p };
-const char* to_string(NcclAlgo algo);  // "tree", "ring", "nvls", "nvlstree", "pat", "p2p"
+// NCCL (and nccl-tests) use for alltoall, gather and scatter; and AllPairs: the MSCCL all-pairs
+// allreduce RCCL runs on an MI300X node before its tuning model (sim/src/nccl/rccl_msccl.cpp).
+enum class NcclAlgo { Tree, Ring, Nvls, NvlsTree, Pat, P2p, AllPairs };
+const char* to_string(NcclAlgo algo);  // "tree", "ring", "nvls", "nvlstree", "pat", "p2p", "allpairs"
 
 // "nccl", "nccl:ring", "nccl:ring:ll128" (case-insensitive); nullopt when not of that form.
 struct NcclRequest {

@@ -1,0 +1,103 @@
+// RCCL's own path for allreduce on one MI300X node: before its NCCL-derived tuning model, RCCL runs
+// the MSCCL all-pairs algorithms it ships. Read (not copied) from ROCm/rccl @0cbce2a7 (2024-10-24):
+// - src/graph/rome_models.cc rome_model_79: 8 GPUs, 7 links each, every pair joined (connMatrix all
+//   ones off the diagonal), options "mscclEnabled=1": the node the MSCCL algorithms are enabled on.
+// - src/misc/msccl/msccl_lifecycle.cc mscclEnqueueCheck: MSCCL++ (allreduce <= RCCL_MSCCLPP_THRESHOLD,
+//   1 MiB, src/init.cc) only runs while the stream is captured into a graph; outside a graph (nccl-tests
+//   and rccl-tests without -G) the bundled MSCCL algorithm whose [minBytes, maxBytes] holds the call
+//   runs when count % nchunksperloop == 0 (mscclInternalSchedulerSelectAlgo), otherwise RCCL's tuning.
+// - tools/msccl-algorithms/allreduce-allpairs-8n-{ll-32tb,ll-64tb,simple}-op.xml (out-of-place; the
+//   in-place files differ only in the Simple range): all pairs, one threadblock per peer and channel.
+#include <fmt/core.h>
+
+#include <cmath>
+
+#include "ccforge/sim/sim.hpp"
+#include "costs.hpp"
+#include "nccl_lowering.hpp"
+#include "rccl_msccl.hpp"
+
+namespace ccforge::sim::nccl {
+namespace {
+
+struct BundledAllPairs {
+  double min_bytes;
+  double max_bytes;
+  ir::Protocol proto;
+  int nchannels;
+  int chunks_per_loop;
+};
+
+// The out-of-place allreduce files' <algo> attributes (minBytes, maxBytes, proto, nchannels, nchunksperloop).
+constexpr BundledAllPairs kBundled[] = {
+    {0, 65536, ir::Protocol::LL, 4, 256},                // allreduce-allpairs-8n-ll-32tb-op.xml
+    {65537, 524287, ir::Protocol::LL, 8, 512},           // allreduce-allpairs-8n-ll-64tb-op.xml
+    {524288, 16777216, ir::Protocol::Simple, 8, 512},    // allreduce-allpairs-8n-simple-op.xml
+};
+constexpr int kModelGpus = 8;  // rome_model_79 .nGpus
+// nccl_choose does not see the element type; nccl-tests' sizes are checked as 4-byte (float) elements.
+constexpr double kAssumedElementBytes = 4;
+
+}  // namespace
+
+bool rccl_msccl_node(const topo::Topology& topo) {
+  if (topo.num_nodes() != 1 || topo.num_gpus() != kModelGpus) return false;
+  for (int a = 0; a < kModelGpus; ++a) {
+    if (topo.gpu(a).arch != topo::GpuArch::Cdna3) return false;
+    for (int b = 0; b < kModelGpus; ++b) {
+      if (a == b) continue;
+      const topo::Route& r = topo.route(a, b);
+      if (r.links.size() != 1 || topo.link(r.links.front()).kind != topo::LinkKind::Xgmi) return false;
+    }
+  }
+  return true;
+}
+
+std::optional<NcclChoice> rccl_msccl_choice(const topo::Topology& topo, ir::Collective coll, double bytes) {
+  if (coll != ir::Collective::AllReduce || !rccl_msccl_node(topo)) return std::nullopt;
+  for (const BundledAllPairs& b : kBundled) {
+    const double count = bytes / kAssumedElementBytes;
+    const bool whole_loops = count >= 1 && std::fmod(count, b.chunks_per_loop) == 0;
+    if (bytes >= b.min_bytes && bytes <= b.max_bytes && whole_loops)
+      return NcclChoice{NcclAlgo::AllPairs, b.proto, b.nchannels, 0.0};
+  }
+  return std::nullopt;
+}
+
+ProtocolCosts rccl_msccl_costs(const ParamTable& params, ir::Protocol proto, topo::GpuArch arch) {
+  ProtocolCosts c = protocol_costs(params, proto, arch);
+  const std::string key = fmt::format("sim.rccl.msccl.tb_bw.{}.{}", ir::to_string(proto), topo::param_key(arch));
+  if (const Param* rate = params.find(key)) c.tb_bytes_per_s = Bandwidth::GBps(rate->value).bytes_per_s / c.wire_efficiency;
+  c.base = SimTime::from_us(params.get("sim.rccl.msccl.base_us"));
+  return c;
+}
+
+void lower_all_pairs(Lowering& low, const NcclCall& call) {
+  const ProtocolCosts costs = rccl_msccl_costs(low.params(), call.proto, low.arch());
+  const int p = low.topo().num_gpus();
+  // Per channel every rank owns 1/p of the channel's part; the channels are identical, so one weighted
+  // task stands for all of them (as lower_p2p).
+  const double share = call.bytes / p / call.nchannels;
+  const double weight = call.nchannels;
+  const std::uint32_t scatter = low.graph().add_label("all-pairs reduce-scatter send");
+  const std::uint32_t reduce = low.graph().add_label("all-pairs reduce");
+  const std::uint32_t gather = low.graph().add_label("all-pairs allgather send");
+  std::vector<int> tracks(p);
+  for (int r = 0; r < p; ++r) tracks[r] = low.track(fmt::format("rank {} all-pairs x{}", r, call.nchannels));
+  // Phase 1: every rank sends each peer that peer's share of its buffer; the owner reduces the p-1
+  // received shares into its own (the "re" steps), then sends the result to every peer.
+  std::vector<std::vector<TaskId>> arriving(p);
+  for (int src = 0; src < p; ++src)
+    for (int dst = 0; dst < p; ++dst)
+      if (src != dst) arriving[dst].push_back(low.add_transfer(src, dst, share, costs, tracks[src], scatter, true, weight));
+  for (int owner = 0; owner < p; ++owner) {
+    const TaskId sum = low.add_local(local_reduce_time(low.params(), low.arch(), (p - 1) * share * weight), tracks[owner], reduce);
+    for (TaskId t : arriving[owner]) low.graph().depend(t, sum);
+    for (int dst = 0; dst < p; ++dst) {
+      if (dst == owner) continue;
+      low.graph().depend(sum, low.add_transfer(owner, dst, share, costs, tracks[owner], gather, true, weight));
+    }
+  }
+}
+
+}  // namespace ccforge::sim::nccl

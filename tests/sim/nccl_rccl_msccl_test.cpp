@@ -1,0 +1,88 @@
+// RCCL's own choice on an MI300X node (sim/src/nccl/rccl_msccl.cpp): the bundled MSCCL all-pairs
+// allreduce in its size ranges, RCCL's tuning model (ring) outside them and everywhere else.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <string>
+
+#include "ccforge/common/diag.hpp"
+#include "ccforge/sim/sim.hpp"
+#include "source_dir.hpp"
+
+namespace ccforge::sim {
+namespace {
+
+const topo::Topology& load(const std::string& name) {
+  static std::map<std::string, topo::Topology> cache;
+  auto it = cache.find(name);
+  if (it == cache.end())
+    it = cache.emplace(name, topo::load_topology(std::string(CCFORGE_SOURCE_DIR) + "/data/topologies/" + name)).first;
+  return it->second;
+}
+
+NcclChoice pick(const std::string& topology, ir::Collective coll, ByteCount bytes, const std::string& request = "nccl") {
+  return nccl_choose(load(topology), coll, bytes, *parse_nccl_request(request), SimParams{});
+}
+
+// The ranges of ROCm/rccl tools/msccl-algorithms/allreduce-allpairs-8n-*-op.xml, their edges included.
+TEST(RcclMscclChoice, BundledAllPairsInItsRangesOnMi300x) {
+  const struct {
+    ByteCount bytes;
+    ir::Protocol proto;
+    int channels;
+  } cases[] = {{1024, ir::Protocol::LL, 4},          {65536, ir::Protocol::LL, 4},
+               {131072, ir::Protocol::LL, 8},        {262144, ir::Protocol::LL, 8},
+               {524288, ir::Protocol::Simple, 8},    {16777216, ir::Protocol::Simple, 8}};
+  for (const auto& c : cases) {
+    const NcclChoice choice = pick("mi300x.xml", ir::Collective::AllReduce, c.bytes);
+    EXPECT_EQ(choice.algo, NcclAlgo::AllPairs) << c.bytes;
+    EXPECT_EQ(choice.proto, c.proto) << c.bytes;
+    EXPECT_EQ(choice.nchannels, c.channels) << c.bytes;
+    EXPECT_EQ(choice.name(), std::string("nccl:allpairs:") + ir::to_string(c.proto));
+  }
+}
+
+TEST(RcclMscclChoice, TuningModelOutsideTheBundledRanges) {
+  EXPECT_EQ(pick("mi300x.xml", ir::Collective::AllReduce, 33554432).algo, NcclAlgo::Ring);  // above 16 MiB
+  // Not a whole number of MSCCL loops (nchunksperloop 512 of 4-byte elements): RCCL falls back.
+  EXPECT_EQ(pick("mi300x.xml", ir::Collective::AllReduce, 524288 + 1024).algo, NcclAlgo::Ring);
+  // Only allreduce has a bundled all-pairs algorithm.
+  EXPECT_NE(pick("mi300x.xml", ir::Collective::AllGather, 1048576).algo, NcclAlgo::AllPairs);
+  // NVIDIA nodes run NCCL, which has no bundled algorithms.
+  EXPECT_NE(pick("ndv4.xml", ir::Collective::AllReduce, 1048576).algo, NcclAlgo::AllPairs);
+  EXPECT_NE(pick("dgx1-v100.xml", ir::Collective::AllReduce, 1048576).algo, NcclAlgo::AllPairs);
+}
+
+TEST(RcclMscclChoice, ExplicitRequestsAreHonoured) {
+  EXPECT_EQ(pick("mi300x.xml", ir::Collective::AllReduce, 1048576, "nccl:ring").algo, NcclAlgo::Ring);
+  EXPECT_EQ(pick("mi300x.xml", ir::Collective::AllReduce, 1048576, "nccl:allpairs").algo, NcclAlgo::AllPairs);
+  // A protocol the bundled algorithm for this size does not use: RCCL's tuning model with that protocol.
+  const NcclChoice ll128 = nccl_choose(load("mi300x.xml"), ir::Collective::AllReduce, 1048576,
+                                       NcclRequest{std::nullopt, ir::Protocol::LL128}, SimParams{});
+  EXPECT_EQ(ll128.algo, NcclAlgo::Ring);
+  EXPECT_EQ(ll128.proto, ir::Protocol::LL128);
+  EXPECT_THROW(pick("ndv4.xml", ir::Collective::AllReduce, 1048576, "nccl:allpairs"), DiagError);
+  EXPECT_THROW(pick("mi300x.xml", ir::Collective::AllReduce, ByteCount{1} << 30, "nccl:allpairs"), DiagError);
+}
+
+// Two phases, each moving every rank's 1/8 share over every xGMI link: the simulated time is at least
+// the base plus twice a share over the link's 8 threadblocks, and grows with the size.
+TEST(RcclMscclChoice, AllPairsSimpleMovesTwoSharesPerLink) {
+  const SimParams params;
+  const double tb = params.table.get("sim.rccl.msccl.tb_bw.Simple.cdna3") * 1e9;
+  const double base_us = params.table.get("sim.rccl.msccl.base_us");
+  double previous = 0;
+  for (ByteCount bytes : {ByteCount{1} << 20, ByteCount{4} << 20, ByteCount{16} << 20}) {
+    const SimResult r = simulate_nccl(load("mi300x.xml"), ir::Collective::AllReduce, {bytes, DataType::Float},
+                                      NcclRequest{}, params);
+    EXPECT_EQ(r.algorithm, "nccl:allpairs:Simple");
+    const double floor_us = base_us + 2 * (static_cast<double>(bytes) / 8) / (8 * tb) * 1e6;
+    EXPECT_GE(r.time.us(), floor_us) << bytes;
+    EXPECT_LE(r.time.us(), 1.2 * floor_us + 10) << bytes;
+    EXPECT_GT(r.time.us(), previous);
+    previous = r.time.us();
+  }
+}
+
+}  // namespace
+}  // namespace ccforge::sim
