@@ -124,7 +124,8 @@ nlohmann::json timing_json(const TuneResult& result, const TuneOptions& options)
   return {{"elapsed_s", result.elapsed_s}, {"candidates_s", result.candidates_s}, {"exports_s", result.exports_s},
           {"phases", phases}, {"peak_rss_mib", peak}, {"jobs", options.jobs}, {"resumed_tasks", result.resumed_tasks},
           {"points_proven", result.points_proven}, {"points_resumed", result.points_resumed},
-          {"floors_resumed", result.floors_resumed}, {"processes", processes}};
+          {"floors_resumed", result.floors_resumed}, {"world_size", std::max<std::size_t>(processes.size(), 1)},
+          {"processes", processes}};
 }
 
 std::string report_json(const TuneResult& result, const TuneOptions& options, const CarryOver& carried) {

@@ -42,8 +42,8 @@ class Runner {
  public:
   Runner(const topo::Topology& topo, const TuneOptions& options, const sim::SimParams& params, TuneResult& result,
          CheckpointJournal& journal)
-      : topo_(topo), options_(options), params_(params), dtype_(options.dtype), division_(options.share), result_(result), journal_(journal),
-        progress_(options, kPhaseSimulations, tasks(result, options), false) {}
+      : topo_(topo), options_(options), params_(params), dtype_(options.dtype), division_(options.share), result_(result),
+        journal_(journal), progress_(options, kPhaseSimulations, tasks(result, options), false) {}
 
   void begin_simulations() { progress_.start(); }
 
