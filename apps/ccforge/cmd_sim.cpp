@@ -259,7 +259,7 @@ void add_sim_command(CLI::App& app) {
   add_machine_flags(*cmd, flags->topo);
   add_what_if_flags(*cmd, flags->topo);
   cmd->add_option("--coll", flags->coll,
-                  "collective: allreduce, allgather, reducescatter, alltoall, broadcast, reduce, ...");
+                  "one collective: allreduce, allgather, reducescatter, alltoall, broadcast, reduce, gather or scatter");
   cmd->add_option("--algo", flags->algo,
                   "nccl, nccl:ALGO[:PROTO] (ring, tree, nvls; ll, ll128, simple) or an MSCCL XML file")
       ->capture_default_str();
