@@ -99,7 +99,7 @@ void run_check(const IrFlags& f) {
 }
 
 void run_normalize(const IrFlags& f) {
-  if (!f.out.empty()) check_output_path(f.out, OutputKind::File, "-o");
+  if (!f.out.empty()) check_output_path(f.out, OutputKind::File, "--out");
   const ir::Algorithm algo = ir::read_msccl_xml(f.file);
   if (f.out.empty()) fmt::print("{}", ir::to_msccl_xml(algo));
   else ir::write_msccl_xml(algo, f.out);
@@ -146,7 +146,7 @@ void add_ir_command(CLI::App& app) {
 
   CLI::App* normalize = ir_cmd->add_subcommand("normalize", "Re-export in ccforge's canonical MSCCL XML form (idempotent)");
   normalize->add_option("file", flags->file, "MSCCL XML algorithm")->required();
-  normalize->add_option("-o,--output", flags->out, "write here (atomically) instead of stdout");
+  normalize->add_option("--out", flags->out, "write here (atomically) instead of stdout");
   normalize->callback([flags] { run_normalize(*flags); });
 
   CLI::App* show = ir_cmd->add_subcommand("show", "Per-rank tb/step counts, chunks sent per peer, critical path");

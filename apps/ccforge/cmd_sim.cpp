@@ -25,6 +25,7 @@
 #include "invocation.hpp"
 #include "run_conditions.hpp"
 #include "sim_explain.hpp"
+#include "reduction_flags.hpp"
 #include "size_flags.hpp"
 #include "topo_input.hpp"
 
@@ -37,6 +38,7 @@ struct SimFlags {
   std::string coll;
   std::string algo = "nccl";
   SizeSweepFlags sizes;
+  ReductionFlags reduction;
   std::string dtype = "half";
   std::string profile;
   std::string format = "table";
@@ -66,15 +68,15 @@ ByteCount call_bytes(ByteCount size, DataType dtype, ir::Collective coll, int ng
 // accuracy the model does not have.
 double round_to_thousandths(double x) { return std::round(x * 1000.0) / 1000.0; }
 
-// The input files a sim run read: topology, profile, MSCCL algorithm.
-std::vector<std::filesystem::path> input_files(const SimFlags& f, const std::string& topo_file, bool algo_is_file) {
-  std::vector<std::filesystem::path> files{topo_file};
-  if (!f.profile.empty()) files.emplace_back(f.profile);
-  if (algo_is_file) files.emplace_back(f.algo);
-  return files;
+// "allreduce on FILE (8 GPUs)"; with --fail/--degrade the changed topology's name too, and the root of
+// a rooted collective.
+std::string run_title(const SimFlags& f, ir::Collective coll, const topo::Topology& topo, const std::string& topo_file) {
+  const bool what_if = !f.topo.fail.empty() || !f.topo.degrade.empty();
+  return fmt::format("{} on {}{} ({} GPUs){}", ir::to_string(coll), topo_file, what_if ? " as " + topo.name() : "", topo.num_gpus(),
+                     ir::is_rooted(coll) ? fmt::format(", root {}", f.reduction.root) : "");
 }
 
-void print_rows(const SimFlags& f, const std::vector<Row>& rows, ir::Collective coll, int ngpus,
+void print_rows(const SimFlags& f, const std::vector<Row>& rows, ir::Collective coll, int ngpus, const std::string& title,
                 const RunMetadata& metadata) {
   const double factor = ir::bus_bandwidth_factor(coll, ngpus);
   if (f.format == "csv") {
@@ -99,7 +101,7 @@ void print_rows(const SimFlags& f, const std::vector<Row>& rows, ir::Collective 
     }
     fmt::print("{}\n", out.dump(2));
   } else {
-    fmt::print("# {} on {} ({} GPUs), {}\n", ir::to_string(coll), topology_file(f.topo, "--topo FILE"), ngpus, f.algo);
+    fmt::print("# {}, {}\n", title, f.algo);
     fmt::print("{:>12} {:>12} {:>9} {:>11} {:>9} {:>9}  {}\n", "size(B)", "count", "type", "time(us)", "algbw", "busbw",
                "algorithm");
     for (const Row& r : rows) {
@@ -111,14 +113,14 @@ void print_rows(const SimFlags& f, const std::vector<Row>& rows, ir::Collective 
 }
 
 // --plot: bus bandwidth against size of the simulated rows.
-void write_plot(const SimFlags& f, const std::vector<Row>& rows, ir::Collective coll, int ngpus, const std::string& topo_file) {
+void write_plot(const SimFlags& f, const std::vector<Row>& rows, ir::Collective coll, int ngpus, const std::string& title) {
   plot::Series series{f.algo, {}, {}, plot::LineStyle::Solid, true};
   for (const Row& r : rows) {
     series.x.push_back(static_cast<double>(r.bytes));
     series.y.push_back(plot::bus_bandwidth_gbs(coll, ngpus, static_cast<double>(r.bytes), r.result.time.us()));
   }
   plot::Chart chart;
-  chart.title = fmt::format("{} on {} ({} GPUs)", ir::to_string(coll), topo_file, ngpus);
+  chart.title = title;
   chart.y_label = "bus bandwidth (GB/s)";
   chart.series.push_back(std::move(series));
   plot::write_chart(chart, f.plot);
@@ -167,6 +169,7 @@ void run(const SimFlags& f) {
               "use allreduce, allgather, reducescatter, alltoall, broadcast, reduce, gather or scatter");
   }
   const DataType dtype = parse_data_type_flag("-d", f.dtype);
+  red_op_flag(f.reduction);  // checked; the model's time does not depend on it
   if (f.format != "table" && f.format != "csv" && f.format != "json") {
     fail_at("--format", 0, "unknown format '" + f.format + "'", "use table, csv or json");
   }
@@ -177,6 +180,7 @@ void run(const SimFlags& f) {
   options.machine = machine_description(f.topo);
   const topo::Topology topo = load_topology(f.topo, topo_file, options);
   warn_sizes_beyond_gpu_memory(topo, sizes);
+  check_root_rank(f.reduction, topo.num_gpus());
   const auto request = sim::parse_nccl_request(f.algo);
   std::optional<ir::Algorithm> algo;
   if (!request) {
@@ -190,6 +194,9 @@ void run(const SimFlags& f) {
           fmt::format("algorithm is a {} but --coll is {}", ir::to_string(algo->collective), ir::to_string(*coll)),
           "pass the matching --coll");
     }
+    if (f.reduction.root != 0 && ir::is_rooted(*coll))
+      fail_at("-r", 0, fmt::format("{} is an MSCCL file, which has no root: runtimes run it as written, from root 0", f.algo),
+              "drop -r, or simulate NCCL's baseline with --algo nccl -r N");
     // A schedule the checker proves wrong has no meaningful time: refuse it as `ir check` would.
     if (const ir::CheckReport report = ir::check(*algo); !report.ok()) {
       const ir::CheckIssue& first = report.issues.front();
@@ -199,19 +206,21 @@ void run(const SimFlags& f) {
     }
   }
   auto simulate = [&](ByteCount bytes, sim::Trace* trace, const sim::SimParams& with) {
-    const sim::CallSpec call{bytes, dtype};
+    const sim::CallSpec call{bytes, dtype, f.reduction.root};
     return algo ? sim::simulate(topo, *algo, call, with, trace)
                 : sim::simulate_nccl(topo, *coll, call, *request, with, trace);
   };
+  const std::string title = run_title(f, *coll, topo, topo_file);
   if (f.explain) {
     if (!request || request->algo) fail_at("--explain", 0, "explains NCCL's own choice", "use --algo nccl");
     if (f.format == "csv") fail_at("--format", 0, "--explain prints a table or JSON", "use --format table or json");
     std::vector<sim::NcclExplanation> explanations;
     for (ByteCount size : sizes)
       if (const ByteCount bytes = call_bytes(size, dtype, *coll, topo.num_gpus()); bytes > 0)
-        explanations.push_back(sim::explain_nccl(topo, *coll, {bytes, dtype}, params));
-    print_explanations(explanations, f.format,
-                       fmt::format("{} on {} ({} GPUs)", ir::to_string(*coll), topo_file, topo.num_gpus()), f.min_gain);
+        explanations.push_back(sim::explain_nccl(topo, *coll, {bytes, dtype, f.reduction.root}, params));
+    const RunMetadata metadata =
+        f.format == "json" ? run_metadata(kSimExplainJsonSchema, input_files(topo_file, f.profile)) : RunMetadata{};
+    print_explanations(explanations, f.format, title, f.min_gain, metadata);
     return;
   }
   std::vector<Row> rows;
@@ -221,9 +230,9 @@ void run(const SimFlags& f) {
     rows.push_back(Row{size, bytes, bytes / static_cast<ByteCount>(size_of(dtype)), simulate(bytes, nullptr, params)});
   }
   const RunMetadata metadata =
-      f.format == "json" ? run_metadata(kSimJsonSchema, input_files(f, topo_file, algo.has_value())) : RunMetadata{};
-  print_rows(f, rows, *coll, topo.num_gpus(), metadata);
-  if (!f.plot.empty() && !rows.empty()) write_plot(f, rows, *coll, topo.num_gpus(), topo_file);
+      f.format == "json" ? run_metadata(kSimJsonSchema, input_files(topo_file, f.profile, algo ? f.algo : "")) : RunMetadata{};
+  print_rows(f, rows, *coll, topo.num_gpus(), title, metadata);
+  if (!f.plot.empty() && !rows.empty()) write_plot(f, rows, *coll, topo.num_gpus(), title);
   const auto traced = std::find_if(rows.begin(), rows.end(), [&](const Row& r) { return r.size == trace_size; });
   if (!f.trace.empty() && traced != rows.end()) {
     // Traced without the host launch, which the engine does not see, then drawn with it.
@@ -250,12 +259,14 @@ void add_sim_command(CLI::App& app) {
   add_machine_flags(*cmd, flags->topo);
   add_what_if_flags(*cmd, flags->topo);
   cmd->add_option("--coll", flags->coll,
-                  "collective: allreduce, allgather, reducescatter, alltoall, broadcast, reduce, ...");
+                  "one collective: allreduce, allgather, reducescatter, alltoall, broadcast, reduce, gather or scatter");
   cmd->add_option("--algo", flags->algo,
                   "nccl, nccl:ALGO[:PROTO] (ring, tree, nvls; ll, ll128, simple) or an MSCCL XML file")
       ->capture_default_str();
   add_size_sweep_flags(*cmd, flags->sizes, "1G");
   cmd->add_option("-d,--datatype", flags->dtype, "element type: " + data_type_names())->capture_default_str();
+  add_op_flag(*cmd, flags->reduction, " (checked, but no model charges one operator more than another: the time is the same)");
+  add_root_flag(*cmd, flags->reduction, " (--algo nccl: where NCCL's chain or p2p pattern starts or ends; an MSCCL file has none)");
   cmd->add_option("--profile", flags->profile, "profile file overriding link.* and sim.* parameters");
   add_run_condition_flags(*cmd, flags->conditions);
   cmd->add_option("--format", flags->format, "table, csv or json")->capture_default_str();

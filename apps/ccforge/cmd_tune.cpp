@@ -1,7 +1,6 @@
 // `ccforge tune --topo FILE ...`: flags, progress and printing only; the search library does the work.
 #include <memory>
 #include <algorithm>
-#include <sstream>
 #include <string>
 
 #include <CLI/CLI.hpp>
@@ -17,6 +16,7 @@
 #include "commands.hpp"
 #include "invocation.hpp"
 #include "run_conditions.hpp"
+#include "reduction_flags.hpp"
 #include "size_flags.hpp"
 #include "tune_progress.hpp"
 #include "topo_input.hpp"
@@ -33,6 +33,7 @@ struct TuneFlags {
   RunConditionFlags conditions;
   std::string coll = "all";
   SizeSweepFlags sizes;
+  ReductionFlags reduction;
   std::string out = "tune-out";
   int jobs = 0;
   double min_gain = 0.03;
@@ -47,19 +48,6 @@ struct TuneFlags {
   bool replace = false;
   bool nccl_space = false, no_nccl_space = false;  // neither: search::kNcclSpaceAutoRanks decides
 };
-
-std::vector<ir::Collective> parse_collectives(const std::string& text) {
-  using C = ir::Collective;
-  if (text == "all") return {C::AllReduce, C::AllGather, C::ReduceScatter, C::AllToAll, C::Broadcast, C::Reduce, C::Gather, C::Scatter};
-  std::vector<ir::Collective> colls;
-  std::stringstream in(text);
-  for (std::string name; std::getline(in, name, ',');) {
-    const auto c = ir::collective_from_string(name);
-    if (!c) throw CLI::ValidationError("--coll", "unknown collective '" + name + "' (use all or e.g. allreduce,allgather)");
-    colls.push_back(*c);
-  }
-  return colls;
-}
 
 void print_registry() {
   for (const auto& g : search::generators()) {
@@ -98,7 +86,15 @@ void run_tune(const TuneFlags& f, const search::WorkShare* share) {
   const std::string topo_file = topology_file(f.topo, "--topo FILE (or use --list)");
   check_output_path(f.out, OutputKind::Directory, "--out");
   search::TuneOptions options;
-  options.collectives = parse_collectives(f.coll);
+  using C = ir::Collective;
+  options.collectives = collectives_flag(
+      f.coll, {C::AllReduce, C::AllGather, C::ReduceScatter, C::AllToAll, C::Broadcast, C::Reduce, C::Gather, C::Scatter});
+  red_op_flag(f.reduction);  // checked; neither the files nor the model depend on it
+  // The files tune exports have no root attribute and runtimes run them for every root as written
+  // (formats.md §1.5a): a tune for another root would ship files that compute root 0's result.
+  if (f.reduction.root != 0 && any_rooted(options.collectives))
+    fail_at("-r", 0, fmt::format("root {}: exported MSCCL files have no root and runtimes run them from root 0 for every root", f.reduction.root),
+            "tune with -r 0, the default; at other roots NCCL's own algorithm is what runs");
   options.sizes = sweep_sizes(f.sizes, "1G");
   options.min_gain = f.min_gain;
   options.jobs = f.jobs;
@@ -121,15 +117,15 @@ void run_tune(const TuneFlags& f, const search::WorkShare* share) {
   load.machine = machine_description(f.topo);
   const topo::Topology topology = load_topology(f.topo, topo_file, load);
   if (lead) warn_sizes_beyond_gpu_memory(topology, options.sizes);
+  check_root_rank(f.reduction, topology.num_gpus());
   options.share = share;
-  std::vector<std::filesystem::path> inputs{topo_file};
-  if (!f.profile.empty()) inputs.emplace_back(f.profile);
-  options.metadata = run_metadata(kTuneReportSchema, inputs);
+  options.metadata = run_metadata(kTuneReportSchema, input_files(topo_file, f.profile));
   if (!lead) {
     search::tune(topology, options, params);
     return;
   }
-  if (share && share->size() > 1) fmt::print(stderr, "sharing the tune among {} MPI processes\n", share->size());
+  if (share && share->size() > 1) fmt::print(stderr, "sharing the tune among {} MPI processes
+", share->size());
   const search::TuneResult result = [&] {
     TuneProgressLog progress;  // ends (its last line too) before the summary prints
     options.progress = progress.callback();
@@ -166,6 +162,9 @@ void add_tune_command(CLI::App& app, const search::WorkShare* share) {
   cmd->add_option("--min-gain", flags->min_gain, "keep NCCL unless the best candidate is this much faster")
       ->check(finite_range(0, kMaxMinGain))->capture_default_str();
   cmd->add_option("-d,--datatype", flags->dtype, "element type: " + data_type_names() + " (decides which sizes split into whole chunks)")->capture_default_str();
+  add_op_flag(*cmd, flags->reduction,
+              " (checked; the exported files serve every op, which the runtime picks per call, and the model's time is the same)");
+  add_root_flag(*cmd, flags->reduction, " (exported files have no root and run from 0: only 0 is accepted when tuning rooted collectives)");
   cmd->add_option("--profile", flags->profile, "profile file overriding link.* and sim.* parameters (ccforge calibrate)");
   add_run_condition_flags(*cmd, flags->conditions);
   cmd->add_flag("--resume", flags->resume, "continue a killed run from DIR/checkpoint.jsonl");

@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <CLI/CLI.hpp>
@@ -19,6 +20,7 @@
 #include "ccforge/validate/validate.hpp"
 #include "commands.hpp"
 #include "run_conditions.hpp"
+#include "reduction_flags.hpp"
 #include "size_flags.hpp"
 #include "topo_input.hpp"
 
@@ -31,11 +33,12 @@ struct ValidateFlags {
   RunConditionFlags conditions;  // of the predictions in model_error.csv
   std::string device = "host";
   std::optional<int> nranks;  // default: the algorithms' rank count, else kDefaultRanks
-  std::vector<std::string> collectives;
+  std::string collectives;
   std::string algos_dir, tuned_dir, out_dir = "ccforge-validate";
   SizeSweepFlags sizes;
-  int iterations = 20, warmup = 5, check = 1, watchdog_ms = 5000;
-  std::string dtype = "half", op = "sum";
+  int iterations = 20, warmup = 5, check = 1, watchdog_ms = 5000, window = 64;
+  std::string dtype = "half";
+  ReductionFlags reduction;
   bool all_sizes = false;
   std::vector<std::string> suite;
   TopoInput topo;  // a file given: also write model_error.csv (simulated vs measured)
@@ -50,24 +53,15 @@ std::unique_ptr<executor::Backend> make_backend(const ValidateFlags& f) {
 validate::SweepOptions sweep_options(const ValidateFlags& f, int nranks) {
   validate::SweepOptions o;
   o.nranks = nranks;
-  for (const std::string& name : f.collectives) {
-    auto c = ir::collective_from_string(name);
-    if (!c) throw CLI::ValidationError("--coll", "unknown collective '" + name + "' (allreduce, allgather, reducescatter, alltoall, ...)");
-    o.collectives.push_back(*c);
-  }
-  const std::string default_end = f.device == "host" ? "1M" : "1G";
-  sweep_sizes(f.sizes, default_end);  // reports an ill-formed sweep by its flag
-  o.min_bytes = size_flag("-b", f.sizes.begin);
-  o.max_bytes = size_flag("-e", f.sizes.end.value_or(default_end));
-  o.step_factor = f.sizes.factor;
-  o.step_bytes = f.sizes.step_bytes.empty() ? 0 : size_flag("-i", f.sizes.step_bytes);
+  if (!f.collectives.empty()) o.collectives = collectives_flag(f.collectives);
+  o.sizes = sweep_sizes(f.sizes, f.device == "host" ? "1M" : "1G");
+  check_root_rank(f.reduction, nranks);
+  o.root = f.reduction.root;
   o.iterations = f.iterations;
   o.warmup = f.warmup;
   o.check = f.check != 0;
-  auto op = executor::red_op_from_string(f.op);
-  if (!op) fail_at("-o", 0, "unknown reduction '" + f.op + "'", "use sum, prod, min or max");
   o.dtype = parse_data_type_flag("-d", f.dtype);
-  o.op = *op;
+  o.op = red_op_flag(f.reduction);
   o.all_sizes = f.all_sizes;
   return o;
 }
@@ -121,10 +115,8 @@ class NcclTestsTable {
 
   void print(const validate::Measurement* out_of_place, const validate::Measurement* in_place) {
     const validate::Measurement& m = out_of_place ? *out_of_place : *in_place;
-    const auto coll = ir::collective_from_string(m.collective);
-    const int root = coll && ir::is_rooted(*coll) ? 0 : -1;  // MSCCL files and the sweep use root 0
     const std::string left = columns(out_of_place), right = columns(in_place);
-    fmt::print("{:>12} {:>12} {:>9} {:>6} {:>6} {} {}  {}{}\n", m.size_bytes, m.count, m.type, m.redop, root, left, right,
+    fmt::print("{:>12} {:>12} {:>9} {:>6} {:>6} {} {}  {}{}\n", m.size_bytes, m.count, m.type, m.redop, m.root, left, right,
                m.algorithm, m.protocol.empty() ? "" : " (" + m.protocol + ")");
     for (const validate::Measurement* run : {out_of_place, in_place})
       if (run && !run->error.empty()) fmt::print("#   {} {}: {}\n", run->algorithm, run->inplace ? "in-place" : "out-of-place", run->error);
@@ -136,12 +128,17 @@ class NcclTestsTable {
   std::size_t columns_ = 0;
 };
 
+// The candidates --algos or --tuned name (none where neither is given).
+std::vector<validate::Candidate> given_candidates(const ValidateFlags& f) {
+  if (!f.tuned_dir.empty()) return validate::load_tuned_algorithms(f.tuned_dir);
+  return f.algos_dir.empty() ? std::vector<validate::Candidate>{} : validate::load_algorithms(f.algos_dir);
+}
+
 void run_collectives(const ValidateFlags& f) {
   if (f.algos_dir.empty() && f.tuned_dir.empty() && f.device == "host")
     throw CLI::ValidationError("--algos/--tuned", "the host device has no NCCL baseline: give algorithms to run");
   const std::filesystem::path tuned(f.tuned_dir);
-  const auto candidates = f.tuned_dir.empty() ? (f.algos_dir.empty() ? std::vector<validate::Candidate>{} : validate::load_algorithms(f.algos_dir))
-                                              : validate::load_tuned_algorithms(tuned);
+  const auto candidates = given_candidates(f);
   const auto bounds = f.tuned_dir.empty() ? std::vector<validate::TunedBound>{} : validate::read_tuned_bounds(tuned / "selection.csv");
   const auto inferred = validate::common_rank_count(candidates);
   const int nranks = f.nranks.value_or(inferred.value_or(kDefaultRanks));
@@ -152,6 +149,9 @@ void run_collectives(const ValidateFlags& f) {
   auto backend = make_backend(f);
   fmt::print("# ccforge validate: device {}, {} ranks{}, {} algorithms, -n {} -w {} -c {}\n", backend->name(), nranks,
              !f.nranks && inferred ? " (the algorithms')" : "", candidates.size(), f.iterations, f.warmup, f.check);
+  if (f.reduction.root != 0 && std::any_of(candidates.begin(), candidates.end(), [](const validate::Candidate& c) { return ir::is_rooted(c.algorithm.collective); }))
+    fmt::print("# -r {}: MSCCL files have no root; runtimes run them as written (for root 0) at every root (formats.md 1.5a), "
+               "so they run so here and are checked against root {}\n", options.root, options.root);
   NcclTestsTable table;
   NcclTestsTable::print_header();
   const validate::SweepResult result =
@@ -181,27 +181,81 @@ void run_collectives(const ValidateFlags& f) {
   if (!result.broken.empty()) throw CLI::RuntimeError(1);
 }
 
+void print_osu_header(validate::OsuTest test, const std::string& device, int nranks) {
+  using validate::OsuTest;
+  if (validate::is_point_to_point(test)) {
+    fmt::print("# ccforge validate --suite osu {} on {}: ranks 0 and 1, once per protocol\n", to_string(test), device);
+    fmt::print("{:<10}{:>18}  {}\n", "# Size", test == OsuTest::Latency ? "Latency (us)" : "Bandwidth (MB/s)", "Protocol");
+    return;
+  }
+  fmt::print("# ccforge validate --suite osu {} on {}: {} ranks, each call timed alone (min/max over calls)\n", to_string(test), device, nranks);
+  fmt::print("{:<10}{:>18}{:>18}{:>18}{:>12}  {}\n", test == OsuTest::Barrier ? "#" : "# Size", "Avg Latency(us)", "Min Latency(us)",
+             "Max Latency(us)", "Iterations", "Algorithm");
+}
+
+// One OSU test; false when a collective run failed or computed a wrong element.
+bool run_osu_test(const ValidateFlags& f, validate::OsuOptions o, executor::Backend& backend, const std::vector<validate::Candidate>& candidates,
+                  bool alone) {
+  const std::string name = to_string(o.test);
+  const std::filesystem::path out = std::filesystem::path(f.out_dir) / ("osu_" + name + ".csv");
+  if (validate::is_point_to_point(o.test)) {
+    print_osu_header(o.test, backend.name(), o.nranks);
+    const auto rows = validate::run_osu(backend, o, [&o](const validate::OsuRow& r) {
+      fmt::print("{:<10}{:>18.2f}  {}\n", r.size_bytes, o.test == validate::OsuTest::Latency ? r.latency_us : r.bandwidth_mbps, r.protocol);
+    });
+    write_file_atomically(out, validate::osu_csv(rows));
+    fmt::print("# wrote {}\n\n", out.string());
+    return true;
+  }
+  bool ok = true, printed_header = false;  // the header waits for a row: a lone test with none is one error line
+  const auto rows = validate::run_osu_collective(backend, candidates, o, [&](const validate::OsuCollectiveRow& r) {
+    if (!std::exchange(printed_header, true)) print_osu_header(o.test, backend.name(), o.nranks);
+    fmt::print("{:<10}{:>18.2f}{:>18.2f}{:>18.2f}{:>12}  {}\n", r.test == "barrier" ? "" : std::to_string(r.size_bytes), r.avg_us,
+               r.min_us, r.max_us, r.iterations, r.algorithm);
+    if (!r.error.empty()) fmt::print("#   FAILED: {}\n", r.error);
+    if (r.wrong > 0) fmt::print("#   WRONG: {} elements differ from the {}'s definition\n", r.wrong, r.test);
+    ok = ok && r.error.empty() && r.wrong <= 0;
+  });
+  if (rows.empty()) {
+    const std::string why = fmt::format("no {} implementation runs on {} with {} ranks at these sizes", name, backend.name(), o.nranks);
+    const std::string fix = "give --algos or --tuned with one, or check --nranks, -b/-e, or pass --all-sizes";
+    if (alone) fail_at("--suite osu " + name, 0, why, fix);
+    fmt::print("# ccforge validate --suite osu {}: {} ({})\n\n", name, why, fix);
+    return true;
+  }
+  write_file_atomically(out, validate::osu_collective_csv(rows));
+  fmt::print("# wrote {}\n\n", out.string());
+  return ok;
+}
+
 void run_osu(const ValidateFlags& f) {
-  if (f.suite.size() != 2 || f.suite[0] != "osu") throw CLI::ValidationError("--suite", "use --suite osu latency|bw|bibw");
-  auto test = validate::osu_test_from_string(f.suite[1]);
-  if (!test) throw CLI::ValidationError("--suite", "unknown osu test '" + f.suite[1] + "' (latency, bw, bibw)");
+  if (f.suite.size() != 2 || f.suite[0] != "osu") fail_at("--suite", 0, "unknown suite", "use --suite osu TEST");
+  const std::vector<validate::OsuTest> tests = validate::osu_tests(f.suite[1]);
+  if (tests.empty())
+    fail_at("--suite", 0, fmt::format("unknown osu test '{}'", f.suite[1]),
+            "use latency, bw, bibw, allreduce, allgather, alltoall, barrier, broadcast, gather, reduce, scatter, collectives or benchmarks");
   validate::OsuOptions o;
-  o.test = *test;
-  if (!f.sizes.step_bytes.empty()) fail_at("-i", 0, "the OSU suite steps by a factor", "use -f");
-  o.min_bytes = size_flag("-b", f.sizes.begin == "1K" ? "8" : f.sizes.begin);  // OSU starts at 8 bytes
-  o.max_bytes = size_flag("-e", f.sizes.end.value_or("1M"));
-  o.step_factor = f.sizes.factor;
+  ValidateFlags sweep = f;
+  if (sweep.sizes.begin == "1K") sweep.sizes.begin = "1";  // -b not given: OSU starts at 1 byte
+  o.sizes = sweep_sizes(sweep.sizes, "1M");
   o.iterations = f.iterations;
   o.warmup = f.warmup;
+  o.window = f.window;
+  o.dtype = parse_data_type_flag("-d", f.dtype);
+  o.op = red_op_flag(f.reduction);
+  o.check = f.check != 0;
+  o.all_sizes = f.all_sizes;
+  const auto candidates = given_candidates(f);
+  o.nranks = f.nranks.value_or(validate::common_rank_count(candidates).value_or(kDefaultRanks));
+  check_root_rank(f.reduction, o.nranks);
+  o.root = f.reduction.root;
   auto backend = make_backend(f);
-  fmt::print("# ccforge validate --suite osu {} on {}: ranks 0 and 1\n#{:>8} {:>12} {:>12} {:>14}\n", f.suite[1], backend->name(),
-             "protocol", "size (B)", "latency (us)", "bandwidth GB/s");
-  const auto rows = validate::run_osu(*backend, o, [](const validate::OsuRow& r) {
-    fmt::print("{:>9} {:>12} {:>12.3f} {:>14.4f}\n", r.protocol, r.size_bytes, r.latency_us, r.bandwidth_gbps);
-  });
-  const std::filesystem::path out = std::filesystem::path(f.out_dir) / ("osu_" + f.suite[1] + ".csv");
-  write_file_atomically(out, validate::osu_csv(rows));
-  fmt::print("# wrote {}\n", out.string());
+  bool ok = true;
+  for (const validate::OsuTest test : tests) {
+    o.test = test;
+    ok = run_osu_test(f, o, *backend, candidates, tests.size() == 1) && ok;
+  }
+  if (!ok) throw CLI::RuntimeError(1);
 }
 
 }  // namespace
@@ -212,7 +266,7 @@ void add_validate_command(CLI::App& app) {
   cmd->add_option("--device", flags->device, "host (threads, runs anywhere) or cuda")->check(CLI::IsMember({"host", "cuda"}))->capture_default_str();
   cmd->add_option("--nranks", flags->nranks, "ranks (default: the rank count of the algorithms, else 8); algorithms for other rank counts are skipped")
       ->check(CLI::Range(2, 1024));
-  cmd->add_option("--coll", flags->collectives, "collectives to run (default: those of the algorithms)")->delimiter(',');
+  cmd->add_option("--coll", flags->collectives, "collective or comma list to run (default: those of the algorithms)");
   auto* algos = cmd->add_option("--algos", flags->algos_dir, "directory of MSCCL XML algorithms")->check(CLI::ExistingDirectory);
   cmd->add_option("--tuned", flags->tuned_dir, "directory written by `ccforge tune --out` (algorithms/ and selection.csv)")
       ->check(CLI::ExistingDirectory)->excludes(algos);
@@ -221,11 +275,18 @@ void add_validate_command(CLI::App& app) {
   cmd->add_option("-w,--warmup_iters", flags->warmup, "warm-up iterations")->check(CLI::Range(0, 1000000))->capture_default_str();
   cmd->add_option("-c,--check", flags->check, "check every element (1) or not (0)")->check(CLI::Range(0, 1))->capture_default_str();
   cmd->add_option("-d,--datatype", flags->dtype, data_type_names())->capture_default_str();
-  cmd->add_option("-o,--op", flags->op, "sum, prod, min, max")->capture_default_str();
+  add_op_flag(*cmd, flags->reduction, "");
+  add_root_flag(*cmd, flags->reduction,
+                " (MSCCL files have no root: they run as runtimes run them, written for root 0, and are checked against this root)");
   cmd->add_flag("--all-sizes", flags->all_sizes, "run every algorithm at every size, not only inside its [minBytes, maxBytes]");
   cmd->add_option("--out", flags->out_dir, "output directory")->capture_default_str();
   cmd->add_option("--watchdog-ms", flags->watchdog_ms, "a run with no progress for this long is a deadlock")->check(CLI::Range(10, 3600000))->capture_default_str();
-  cmd->add_option("--suite", flags->suite, "osu latency|bw|bibw: point-to-point suite between ranks 0 and 1")->expected(2);
+  cmd->add_option("--suite", flags->suite,
+                  "osu TEST: OSU micro-benchmarks; latency, bw, bibw (ranks 0 and 1, per protocol), allreduce, allgather, "
+                  "alltoall, barrier, broadcast, gather, reduce, scatter (sizes are OSU's: bytes a rank sends), "
+                  "collectives or benchmarks (all)")
+      ->expected(2);
+  cmd->add_option("-W,--window", flags->window, "osu bw/bibw: messages in flight per window")->check(CLI::Range(1, 1000000))->capture_default_str();
   cmd->add_option("--topo", flags->topo.file, "topology to simulate every run on: writes model_error.csv");
   add_run_condition_flags(*cmd, flags->conditions);
   add_machine_flags(*cmd, flags->topo);

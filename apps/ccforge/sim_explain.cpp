@@ -1,6 +1,7 @@
 #include "sim_explain.hpp"
 
 #include <fmt/core.h>
+#include <nlohmann/json.hpp>
 
 #include "ccforge/common/units.hpp"
 #include "ccforge/search/nccl_tuner.hpp"
@@ -8,9 +9,11 @@
 namespace ccforge::cli {
 
 void print_explanations(const std::vector<sim::NcclExplanation>& explanations, const std::string& format,
-                        const std::string& header, double min_gain) {
+                        const std::string& header, double min_gain, const RunMetadata& metadata) {
   if (format == "json") {
-    fmt::print("{}\n", search::explanations_json_text(explanations, min_gain));
+    nlohmann::json out = to_json(metadata);
+    out["sizes"] = nlohmann::json::parse(search::explanations_json_text(explanations, min_gain));
+    fmt::print("{}\n", out.dump(2));
     return;
   }
   fmt::print("# {}\n# every algorithm x protocol x channels NCCL can run; '*' NCCL's choice, '+' fastest;\n"

@@ -11,8 +11,8 @@
 namespace ccforge::executor {
 namespace {
 
-constexpr std::array<std::pair<RedOp, const char*>, 4> kOpNames{{
-    {RedOp::Sum, "sum"}, {RedOp::Prod, "prod"}, {RedOp::Min, "min"}, {RedOp::Max, "max"}}};
+constexpr std::array<std::pair<RedOp, const char*>, 5> kOpNames{{
+    {RedOp::Sum, "sum"}, {RedOp::Prod, "prod"}, {RedOp::Min, "min"}, {RedOp::Max, "max"}, {RedOp::Avg, "avg"}}};
 
 std::string lower(std::string_view s) {
   std::string out(s);
@@ -31,6 +31,21 @@ std::optional<RedOp> red_op_from_string(std::string_view s) {
   const std::string key = lower(s);
   for (const auto& [op, name] : kOpNames) if (key == name) return op;
   return std::nullopt;
+}
+
+std::string red_op_names() {
+  std::string names;
+  for (const auto& [op, name] : kOpNames) names += std::string(names.empty() ? "" : ", ") + name;
+  return names;
+}
+
+bool applies_reduction(ir::Collective c) {
+  return c == ir::Collective::AllReduce || c == ir::Collective::ReduceScatter || c == ir::Collective::Reduce;
+}
+
+bool receives_result(const CallSpec& call, int rank) {
+  using enum ir::Collective;
+  return (call.collective != Reduce && call.collective != Gather) || rank == call.root;
 }
 
 BufferLayout buffer_layout(const CallSpec& call, int nranks, int rank) {

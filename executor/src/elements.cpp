@@ -55,14 +55,14 @@ T combine(RedOp op, T a, T b) {
   if constexpr (std::is_integral_v<T>) {
     using U = std::make_unsigned_t<T>;
     switch (op) {
-      case RedOp::Sum: return static_cast<T>(static_cast<U>(a) + static_cast<U>(b));
+      case RedOp::Sum: case RedOp::Avg: return static_cast<T>(static_cast<U>(a) + static_cast<U>(b));
       case RedOp::Prod: return static_cast<T>(static_cast<U>(a) * static_cast<U>(b));
       case RedOp::Min: return std::min(a, b);
       case RedOp::Max: return std::max(a, b);
     }
   } else {
     switch (op) {
-      case RedOp::Sum: return a + b;
+      case RedOp::Sum: case RedOp::Avg: return a + b;
       case RedOp::Prod: return a * b;
       case RedOp::Min: return b < a ? b : a;
       case RedOp::Max: return a < b ? b : a;
@@ -93,7 +93,42 @@ void reduce_16bit(RedOp op, std::byte* dst, const std::byte* a, const std::byte*
   }
 }
 
+template <typename T>
+void divide_native(std::byte* p, std::size_t n, int divisor) {
+  for (std::size_t i = 0; i < n; ++i) {
+    T x;
+    std::memcpy(&x, p + i * sizeof(T), sizeof(T));
+    x = static_cast<T>(x / static_cast<T>(divisor));
+    std::memcpy(p + i * sizeof(T), &x, sizeof(T));
+  }
+}
+
+template <float (*ToFloat)(std::uint16_t), std::uint16_t (*FromFloat)(float)>
+void divide_16bit(std::byte* p, std::size_t n, int divisor) {
+  for (std::size_t i = 0; i < n; ++i) {
+    std::uint16_t x;
+    std::memcpy(&x, p + i * 2, 2);
+    x = FromFloat(ToFloat(x) / static_cast<float>(divisor));
+    std::memcpy(p + i * 2, &x, 2);
+  }
+}
+
 }  // namespace
+
+void divide_elements(DataType type, std::byte* p, std::size_t n, int divisor) {
+  switch (type) {
+    case DataType::Half: return divide_16bit<half_bits_to_float, float_to_half_bits>(p, n, divisor);
+    case DataType::BFloat16: return divide_16bit<bfloat16_bits_to_float, float_to_bfloat16_bits>(p, n, divisor);
+    case DataType::Float: return divide_native<float>(p, n, divisor);
+    case DataType::Double: return divide_native<double>(p, n, divisor);
+    case DataType::Int8: return divide_native<std::int8_t>(p, n, divisor);
+    case DataType::Uint8: return divide_native<std::uint8_t>(p, n, divisor);
+    case DataType::Int32: return divide_native<std::int32_t>(p, n, divisor);
+    case DataType::Uint32: return divide_native<std::uint32_t>(p, n, divisor);
+    case DataType::Int64: return divide_native<std::int64_t>(p, n, divisor);
+    case DataType::Uint64: return divide_native<std::uint64_t>(p, n, divisor);
+  }
+}
 
 void reduce_elements(DataType type, RedOp op, std::byte* dst, const std::byte* a, const std::byte* b, std::size_t n) {
   switch (type) {

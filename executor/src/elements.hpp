@@ -14,7 +14,12 @@ float half_bits_to_float(std::uint16_t bits);
 std::uint16_t float_to_bfloat16_bits(float value);
 float bfloat16_bits_to_float(std::uint16_t bits);
 
-// dst[i] = a[i] (op) b[i] for n elements of `type`; dst may alias a or b.
+// dst[i] = a[i] (op) b[i] for n elements of `type`; dst may alias a or b. Avg adds: the division by the
+// rank count is divide_elements' at the end of the call.
 void reduce_elements(DataType type, RedOp op, std::byte* dst, const std::byte* a, const std::byte* b, std::size_t n);
+
+// p[i] /= divisor for n elements of `type`: integers truncate as C++ and CUDA divide, half and bfloat16
+// divide in float and round back to nearest even.
+void divide_elements(DataType type, std::byte* p, std::size_t n, int divisor);
 
 }  // namespace ccforge::executor

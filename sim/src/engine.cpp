@@ -116,7 +116,9 @@ class Engine {
     stats_.makespan = std::max(stats_.makespan, now);
     const Task& task = graph_.tasks()[t];
     if (trace_ != nullptr && task.track >= 0) {
-      trace_->slices.push_back(TraceSlice{task.track, graph_.labels()[task.label], ready_at_[t], now, task.wire_bytes});
+      const TaskArgs args = graph_.args(t);
+      trace_->slices.push_back(
+          TraceSlice{task.track, graph_.labels()[task.label], ready_at_[t], now, task.wire_bytes, args.peer, args.chunk});
     }
     if (trace_ != nullptr) trace_->device_end = std::max(trace_->device_end, now);
     for (std::uint32_t i = succ_.offset[t]; i < succ_.offset[t + 1]; ++i) {

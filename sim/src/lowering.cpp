@@ -51,7 +51,9 @@ TaskId Lowering::add_transfer(int src, int dst, double payload, const ProtocolCo
   Task t = transfer_task(src, dst, payload, costs, track, label);
   t.delay = transfer_alpha(costs, topo_.route(src, dst), with_sync);
   t.weight = weight;
-  return graph_.add(t);
+  const TaskId id = graph_.add(t);
+  if (trace_ != nullptr) graph_.set_peer(id, dst);
+  return id;
 }
 
 Lowering::StreamedTransfer Lowering::add_streamed_transfer(int src, int dst, double payload, const ProtocolCosts& costs,
@@ -59,6 +61,7 @@ Lowering::StreamedTransfer Lowering::add_streamed_transfer(int src, int dst, dou
   const TaskId head = add_local(turnaround + transfer_alpha(costs, topo_.route(src, dst)), track, label);
   const TaskId flow = graph_.add(transfer_task(src, dst, payload, costs, track, label));
   graph_.depend(head, flow);
+  if (trace_ != nullptr) graph_.set_peer(head, dst), graph_.set_peer(flow, dst);
   return {head, flow};
 }
 

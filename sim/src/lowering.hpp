@@ -41,6 +41,10 @@ class Lowering {
   // operation loads every GPU's switch port once).
   TaskId add_fabric_op(PathId path, double wire_bytes, double rate_cap, SimTime delay, int track, std::uint32_t label,
                        double weight = 1.0);
+  // The chunk task `t` moves, for its trace slice (nothing when not tracing).
+  void set_chunk(TaskId t, int chunk) {
+    if (trace_ != nullptr) graph_.set_chunk(t, chunk);
+  }
   // Local work (copy, reduce, nop or a pure barrier) of fixed duration.
   TaskId add_local(SimTime duration, int track, std::uint32_t label);
 

@@ -159,10 +159,15 @@ class MscclLowering {
              fmt::format("rank {} tb {} sends but its send peer is {}", rank, tb.id, tb.send_peer),
              "set the tb's send attribute to another rank (run `ccforge ir check`)");
       }
-      if (!forwards_per_line(algo_.protocol)) return single(low_.add_transfer(rank, tb.send_peer, bytes, costs_, track, label));
+      if (!forwards_per_line(algo_.protocol)) {
+        const TaskId t = low_.add_transfer(rank, tb.send_peer, bytes, costs_, track, label);
+        low_.set_chunk(t, step.src_off);
+        return single(t);
+      }
       const SimTime turnaround = ir::op_receives(step.type) ? runtime_.line_forward : SimTime{0};
       const Lowering::StreamedTransfer out =
           low_.add_streamed_transfer(rank, tb.send_peer, bytes, costs_, turnaround, track, label);
+      low_.set_chunk(out.head, step.src_off), low_.set_chunk(out.flow, step.src_off);
       if (!ir::op_receives(step.type)) return StepTasks{out.head, out.flow, out.head};
       // A forwarding step ends when both its own send and the incoming data are through.
       const TaskId done = low_.add_local(SimTime{0}, track, label);

@@ -38,6 +38,14 @@ struct RepeatedBlocks {
   std::uint32_t count = 0;
 };
 
+// What a trace slice says about its task beyond the task itself: the rank a transfer goes to and the
+// chunk a step moves (the MSCCL step's offset); -1 where not known. Kept apart from Task and filled
+// only when tracing, so untraced simulations of large graphs pay nothing for it.
+struct TaskArgs {
+  int peer = -1;
+  int chunk = -1;
+};
+
 class TaskGraph {
  public:
   TaskId add(const Task& task) {
@@ -65,6 +73,9 @@ class TaskGraph {
   };
   const std::vector<Edge>& edges() const { return edges_; }
   std::size_t size() const { return tasks_.size(); }
+  void set_peer(TaskId t, int peer) { args_at(t).peer = peer; }
+  void set_chunk(TaskId t, int chunk) { args_at(t).chunk = chunk; }
+  TaskArgs args(TaskId t) const { return t < args_.size() ? args_[t] : TaskArgs{}; }
 
  private:
   std::vector<Task> tasks_;
@@ -72,6 +83,12 @@ class TaskGraph {
   std::vector<std::vector<std::uint32_t>> paths_;
   std::vector<std::string> labels_;
   RepeatedBlocks repeated_;
+  std::vector<TaskArgs> args_;  // by TaskId; shorter than tasks_ where the rest have none
+
+  TaskArgs& args_at(TaskId t) {
+    if (t >= args_.size()) args_.resize(t + 1);
+    return args_[t];
+  }
 };
 
 }  // namespace ccforge::sim

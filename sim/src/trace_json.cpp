@@ -61,6 +61,8 @@ std::string to_chrome_trace_json(const Trace& trace) {
   for (const TraceSlice& s : trace.slices) {
     const auto track = static_cast<std::size_t>(s.track);
     nlohmann::json args{{"wire_bytes", s.wire_bytes}, {"protocol", trace.protocol}};
+    if (s.peer >= 0) args["peer"] = s.peer;
+    if (s.chunk >= 0) args["chunk"] = s.chunk;
     if (const int rank = rank_of_track(trace.track_names[track]); rank >= 0) args["rank"] = rank;
     events.push_back({{"ph", "X"}, {"name", s.name}, {"pid", pid_of_track[track]}, {"tid", s.track},
                       {"ts", s.start.us()}, {"dur", (s.end - s.start).us()}, {"args", args}});

@@ -1,9 +1,12 @@
 cmake_minimum_required(VERSION 3.25)
 # One vocabulary (issue 17): every verb that sweeps sizes shows nccl-tests' flags under the same names in
-# its --help, and no verb uses another spelling for them.
+# its --help (the reduction -o,--op with every op, the root -r,--root), no verb uses another spelling for
+# them, --coll takes a comma list wherever more than one collective makes sense (sim and calibrate take
+# one), and no verb's output file takes -o.
 set(sweeping sim tune validate)
 set(shared "-b,--minbytes" "-e,--maxbytes" "-f,--stepfactor" "-i,--stepbytes" "-d,--datatype" "-t,--nthreads" "-g,--ngpus"
-    "--env" "--nccl-version" "--topo" "--gpu-model" "--nic-gbps" "--coll")
+    "--env" "--nccl-version" "--topo" "--gpu-model" "--nic-gbps" "--coll" "-o,--op" "-r,--root")
+set(comma_lists tune validate)
 set(retired "--dtype" "--min-size" "--max-size" "--factor")
 set(failures "")
 foreach(verb ${sweeping} calibrate)
@@ -21,10 +24,27 @@ foreach(verb ${sweeping} calibrate)
       list(APPEND failures "${verb} --help lacks ${flag}")
     endif()
   endforeach()
+  if(verb IN_LIST sweeping AND NOT help MATCHES "sum, prod, min, max, avg")
+    list(APPEND failures "${verb} --help does not list every reduction (sum, prod, min, max, avg)")
+  endif()
+  if(verb IN_LIST comma_lists AND NOT help MATCHES "--coll [^\n]*comma list")
+    list(APPEND failures "${verb} --help does not say --coll takes a comma list")
+  endif()
   foreach(flag ${retired})
     string(FIND "${help}" "${flag} " at)
     if(NOT at EQUAL -1)
       list(APPEND failures "${verb} --help still has ${flag}")
+    endif()
+  endforeach()
+endforeach()
+# Output files never take -o: -o is the reduction wherever it exists.
+foreach(verb topo sim tune validate calibrate compare "ir check" "ir normalize" "ir show" "topo show" "topo check")
+  separate_arguments(words UNIX_COMMAND "${verb} --help")
+  execute_process(COMMAND ${CCFORGE} ${words} OUTPUT_VARIABLE help RESULT_VARIABLE rc)
+  string(REGEX MATCHALL " -o,[-a-z]+" short_o "${help}")
+  foreach(flag ${short_o})
+    if(NOT flag STREQUAL " -o,--op")
+      list(APPEND failures "${verb} --help: '${flag}' (output files take --out; -o is the reduction)")
     endif()
   endforeach()
 endforeach()

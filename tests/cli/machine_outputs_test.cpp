@@ -54,20 +54,26 @@ bool is_thousandths(double x) { return std::abs(x * 1000.0 - std::round(x * 1000
 
 const std::string kTopo = "data/topologies/dgx-h100.xml";
 
+// The output of `ccforge ARGS` (a sim on kTopo), checked to be an object with the run's metadata.
+nlohmann::json sim_json_with_metadata(const std::vector<std::string>& args, const std::string& schema) {
+  const nlohmann::json out = nlohmann::json::parse(run_ccforge(args));
+  EXPECT_TRUE(out.is_object());
+  EXPECT_EQ(out["schema"], schema);
+  EXPECT_EQ("ccforge " + out["ccforge_version"].get<std::string>() + "\n", run_ccforge({"--version"}));
+  std::vector<std::string> command{CCFORGE_BIN};
+  command.insert(command.end(), args.begin(), args.end());
+  EXPECT_EQ(out["command"], nlohmann::json(command));
+  EXPECT_EQ(out["inputs"].size(), 1u);
+  EXPECT_EQ(out["inputs"][0]["file"], kTopo);
+  EXPECT_EQ(out["inputs"][0]["fnv1a64"], fnv1a64_hex(fnv1a64(read_file(fs::path(CCFORGE_SOURCE_DIR) / kTopo))));
+  return out;
+}
+
 TEST(SimJson, IsAnObjectWithMetadataAndRowsRoundedAsTheCsv) {
   const std::vector<std::string> args{"sim", "--topo", kTopo, "--coll", "allreduce", "-b", "1K", "-e", "64M", "-f", "8"};
   std::vector<std::string> json_args = args;
   json_args.insert(json_args.end(), {"--format", "json"});
-  const nlohmann::json out = nlohmann::json::parse(run_ccforge(json_args));
-  ASSERT_TRUE(out.is_object());
-  EXPECT_EQ(out["schema"], "ccforge.sim/1");
-  EXPECT_EQ("ccforge " + out["ccforge_version"].get<std::string>() + "\n", run_ccforge({"--version"}));
-  std::vector<std::string> command{CCFORGE_BIN};
-  command.insert(command.end(), json_args.begin(), json_args.end());
-  EXPECT_EQ(out["command"], nlohmann::json(command));
-  ASSERT_EQ(out["inputs"].size(), 1u);
-  EXPECT_EQ(out["inputs"][0]["file"], kTopo);
-  EXPECT_EQ(out["inputs"][0]["fnv1a64"], fnv1a64_hex(fnv1a64(read_file(fs::path(CCFORGE_SOURCE_DIR) / kTopo))));
+  const nlohmann::json out = sim_json_with_metadata(json_args, "ccforge.sim/1");
 
   const auto csv = csv_times(args);
   ASSERT_EQ(out["rows"].size(), csv.size());
@@ -82,13 +88,18 @@ TEST(SimJson, IsAnObjectWithMetadataAndRowsRoundedAsTheCsv) {
 
 // The trace of `ARGS --trace FILE --trace-size SIZE`: every rank a named process, every slice its
 // arguments, and the last slice ending at the time the CSV reports for SIZE.
-void expect_trace_matches_table(std::vector<std::string> args, const std::string& size, std::uint64_t bytes) {
+// The Perfetto trace of `ARGS --trace FILE --trace-size SIZE`.
+nlohmann::json sim_trace(std::vector<std::string> args, const std::string& size) {
   const fs::path file = fs::temp_directory_path() / ("ccforge_sim_trace_" + std::to_string(::getpid()) + ".json");
-  std::vector<std::string> trace_args = args;
-  trace_args.insert(trace_args.end(), {"--trace", file.string(), "--trace-size", size});
-  run_ccforge(trace_args);
+  args.insert(args.end(), {"--trace", file.string(), "--trace-size", size});
+  run_ccforge(args);
   const nlohmann::json trace = nlohmann::json::parse(read_file(file));
   fs::remove(file);
+  return trace;
+}
+
+void expect_trace_matches_table(std::vector<std::string> args, const std::string& size, std::uint64_t bytes) {
+  const nlohmann::json trace = sim_trace(args, size);
 
   std::vector<std::string> process_names(8);
   double end_us = 0.0;
@@ -128,6 +139,54 @@ TEST(SimTrace, TracesAnMscclAlgorithm) {
   expect_trace_matches_table({"sim", "--topo", "data/topologies/ndv5.xml", "--coll", "allgather", "--algo",
                               "tests/data/msccl/msccl_ndv5_ag-1m.xml", "-b", "1M", "-e", "4M"},
                              "2M", 2097152);
+}
+
+// Transfer slices name the rank they go to, MSCCL steps the chunk they move (issue 17).
+TEST(SimTrace, MscclSlicesNameTheirPeerAndChunk) {
+  const nlohmann::json trace = sim_trace({"sim", "--topo", "data/topologies/ndv5.xml", "--coll", "allgather", "--algo",
+                                          "tests/data/msccl/msccl_ndv5_ag-1m.xml", "-b", "1M", "-e", "1M"},
+                                         "1M");
+  std::size_t with_peer = 0;
+  for (const nlohmann::json& e : trace["traceEvents"]) {
+    if (e["ph"] != "X" || !e["args"].contains("peer")) continue;
+    ++with_peer;
+    const int peer = e["args"]["peer"];
+    EXPECT_TRUE(peer >= 0 && peer < 8 && peer != e["args"]["rank"].get<int>()) << e;
+    ASSERT_TRUE(e["args"].contains("chunk")) << e;
+    EXPECT_GE(e["args"]["chunk"].get<int>(), 0) << e;
+  }
+  EXPECT_GE(with_peer, 7u * 8u);  // every rank sends its chunk to the seven others at least
+}
+
+// -r: NCCL's gather sends every rank's share to the root, so every transfer's peer is the root.
+TEST(SimTrace, GatherSendsToTheRoot) {
+  const nlohmann::json trace =
+      sim_trace({"sim", "--topo", "data/topologies/ndv5.xml", "--coll", "gather", "-r", "5", "-b", "1M", "-e", "1M"}, "1M");
+  std::size_t transfers = 0;
+  for (const nlohmann::json& e : trace["traceEvents"]) {
+    if (e["ph"] != "X" || !e["args"].contains("peer")) continue;
+    ++transfers;
+    EXPECT_EQ(e["args"]["peer"], 5) << e;
+  }
+  EXPECT_GE(transfers, 7u);
+}
+
+// -o: no model charges one operator more than another.
+TEST(SimJson, TheReductionOperatorDoesNotChangeTheTime) {
+  const std::vector<std::string> args{"sim", "--topo", kTopo, "--coll", "allreduce", "-b", "1K", "-e", "64M", "-f", "64"};
+  const auto sum = csv_times(args);
+  for (const char* op : {"prod", "avg"}) {
+    std::vector<std::string> with_op = args;
+    with_op.insert(with_op.end(), {"-o", op});
+    EXPECT_EQ(csv_times(with_op), sum) << op;
+  }
+}
+
+// `sim --explain --format json` carries the metadata `sim --format json` does, then the sizes.
+TEST(SimJson, ExplainCarriesTheSameMetadata) {
+  const std::vector<std::string> args{"sim", "--topo", kTopo, "--coll", "allreduce", "-b", "1K", "-e", "1M", "-f", "32", "--explain", "--format", "json"};
+  const nlohmann::json out = sim_json_with_metadata(args, "ccforge.sim.explain/1");
+  EXPECT_EQ(out["sizes"].size(), 3u);  // 1K, 32K, 1M
 }
 
 TEST(TuneReport, CarriesMetadataAndStillCarriesOver) {

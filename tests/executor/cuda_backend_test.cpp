@@ -39,6 +39,21 @@ INSTANTIATE_TEST_SUITE_P(Sizes, CudaRingAllReduce,
                          ::testing::Combine(::testing::Values(2, 8), ::testing::Values(ir::Protocol::Simple, ir::Protocol::LL),
                                             ::testing::Values(std::size_t{5}, std::size_t{300000}), ::testing::Bool()));
 
+// ncclAvg: the division kernel after each call gives the host backend's result, in and out of place.
+TEST(CudaBackend, AverageMatchesTheHostBackend) {
+  SKIP_WITHOUT_GPU();
+  for (const bool inplace : {false, true}) {
+    ir::Algorithm algo = testing::ring_allreduce(3, ir::Protocol::Simple);
+    algo.inplace = inplace;
+    const CallSpec call{ir::Collective::AllReduce, 3 * 1000, DataType::Float, RedOp::Avg, inplace};
+    auto on_gpu = testing::make_buffers(call, 3);
+    auto on_host = on_gpu;
+    make_cuda_backend()->run(algo, call, on_gpu, 2);
+    make_host_backend()->run(algo, call, on_host, 2);
+    for (int r = 0; r < 3; ++r) ASSERT_EQ(on_gpu[static_cast<std::size_t>(r)].recv, on_host[static_cast<std::size_t>(r)].recv) << "rank " << r;
+  }
+}
+
 // 8 ranks x 40 channels: 320 threadblocks on a one-GPU machine, more than fit there at 512 threads
 // each (264 on an H200), so the launch must shrink its blocks; on 8 GPUs each runs 40.
 TEST(CudaBackend, RunsMoreThreadblocksThanFitAtFullBlockSize) {

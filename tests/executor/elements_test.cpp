@@ -80,6 +80,20 @@ TEST(Reduce, IntegerOpsWrapLikeTheGpu) {
   EXPECT_EQ(values_of<std::int32_t>(out), (std::vector<std::int32_t>{std::numeric_limits<std::int32_t>::max(), 5, 3}));
 }
 
+// ncclAvg: reductions add, and the division at the end truncates integers and rounds half once.
+TEST(Reduce, AverageAddsThenDividesOnce) {
+  auto a = bytes_of<std::int32_t>({-7, 9});
+  auto b = bytes_of<std::int32_t>({0, 2});
+  reduce_elements(DataType::Int32, RedOp::Avg, a.data(), a.data(), b.data(), 2);
+  divide_elements(DataType::Int32, a.data(), 2, 2);
+  EXPECT_EQ(values_of<std::int32_t>(a), (std::vector<std::int32_t>{-3, 5}));
+  auto h = bytes_of<std::uint16_t>({float_to_half_bits(3.0f), float_to_half_bits(2047.0f)});
+  divide_elements(DataType::Half, h.data(), 2, 3);
+  const auto r = values_of<std::uint16_t>(h);
+  EXPECT_EQ(half_bits_to_float(r[0]), 1.0f);
+  EXPECT_EQ(half_bits_to_float(r[1]), half_bits_to_float(float_to_half_bits(2047.0f / 3.0f)));
+}
+
 TEST(Reduce, ProdOnDoubleAndInt64) {
   auto a = bytes_of<double>({1.5, -2.0});
   auto b = bytes_of<double>({4.0, 0.25});

@@ -56,6 +56,23 @@ TEST(HostBackend, RepeatedCallsKeepOutOfPlaceResultsStable) {
   for (std::size_t i = 0; i < out.size(); ++i) ASSERT_EQ(out[i], allreduce_sum_expected(4, i));
 }
 
+// ncclAvg: the sum divided by the rank count once per call, in and out of place, on every rank.
+TEST(HostBackend, AverageDividesTheSumOncePerCall) {
+  for (const int n : {3, 8}) {
+    const ir::Algorithm algo = ring_allreduce(n, ir::Protocol::Simple);
+    for (const bool inplace : {false, true}) {
+      const CallSpec call{ir::Collective::AllReduce, 5 * static_cast<std::size_t>(n), DataType::Float, RedOp::Avg, inplace};
+      auto buffers = make_buffers(call, n);
+      make_host_backend()->run(algo, call, buffers, 1);
+      for (int r = 0; r < n; ++r) {
+        const auto out = output_of(call, buffers[static_cast<std::size_t>(r)], n, r);
+        for (std::size_t i = 0; i < out.size(); ++i)
+          ASSERT_EQ(out[i], allreduce_sum_expected(n, i) / static_cast<float>(n)) << n << " ranks, rank " << r << " element " << i;
+      }
+    }
+  }
+}
+
 // Allgather on 2 ranks in place: rank r's input is output chunk r; each sends it to the peer.
 TEST(HostBackend, InPlaceAllGatherUsesTheAliasedInput) {
   ir::Algorithm algo = empty_algorithm(ir::Collective::AllGather, 2, 2, ir::Protocol::Simple);

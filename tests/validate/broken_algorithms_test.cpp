@@ -20,8 +20,7 @@ SweepResult sweep(const std::string& file) {
   const Candidate c{ir::read_msccl_xml(kBrokenDir / file), kBrokenDir / file};
   SweepOptions o;
   o.nranks = c.algorithm.ngpus;
-  o.min_bytes = 3 * 1024;
-  o.max_bytes = 3 * 1024;
+  o.sizes = {3 * 1024};
   o.iterations = 1;
   o.warmup = 0;
   o.all_sizes = true;

@@ -25,9 +25,7 @@ TEST_P(RealAlgorithm, HostRunIsCorrectAtEverySize) {
   o.nranks = c.algorithm.ngpus;
   // 3K, 24K, 192K, 1.5M: multiples of 3 so that nchunksperloop = 24 divides them; 1.5M gives the
   // 8-chunk files several 32 KiB LL tiles per chunk.
-  o.min_bytes = 3 * 1024;
-  o.max_bytes = 2 << 20;
-  o.step_factor = 8;
+  o.sizes = size_sweep(3 * 1024, 2 << 20, 8);
   o.iterations = 2;
   o.warmup = 1;
   o.all_sizes = true;
@@ -50,10 +48,10 @@ TEST(RealAlgorithmTypes, EveryDataTypeAndReductionIsExact) {
   const Candidate c{ir::read_msccl_xml(kMscclDir / "mt_allreduce_rdh_8_LL.xml"), kMscclDir / "mt_allreduce_rdh_8_LL.xml"};
   auto backend = executor::make_host_backend();
   for (DataType t : kDataTypes) {
-    for (executor::RedOp op : {executor::RedOp::Sum, executor::RedOp::Prod, executor::RedOp::Min, executor::RedOp::Max}) {
+    for (executor::RedOp op : {executor::RedOp::Sum, executor::RedOp::Prod, executor::RedOp::Min, executor::RedOp::Max, executor::RedOp::Avg}) {
       SweepOptions o;
       o.nranks = c.algorithm.ngpus;
-      o.min_bytes = o.max_bytes = 3 * 1024 * 8;  // whole 8-byte elements in each of the file's chunks
+      o.sizes = {3 * 1024 * 8};  // whole 8-byte elements in each of the file's chunks
       o.iterations = 1;
       o.warmup = 0;
       o.all_sizes = true;

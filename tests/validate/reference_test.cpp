@@ -1,4 +1,6 @@
 // The reference inputs make every reduction exact, and count_wrong counts exactly the damaged elements.
+#include <cmath>
+
 #include <gtest/gtest.h>
 
 #include "ccforge/executor/executor.hpp"
@@ -33,6 +35,23 @@ TEST(Reference, HalfSumInputsStayExact) {
   }
   EXPECT_LE(worst, 2048.0);
   EXPECT_GT(worst, 100.0);  // and the values are not trivially small
+}
+
+// Average inputs are multiples of the rank count whose sum stays exact in half: the mean is exact.
+TEST(Reference, AverageInputsDivideExactly) {
+  const CallSpec call{ir::Collective::AllReduce, 4096, DataType::Half, RedOp::Avg};
+  double worst = 0;
+  for (std::size_t i = 0; i < call.count; ++i) {
+    double sum = 0;
+    for (int r = 0; r < 8; ++r) {
+      const double v = input_value(call, 8, r, i);
+      ASSERT_EQ(std::fmod(v, 8.0), 0.0);
+      sum += v;
+    }
+    worst = std::max(worst, sum);
+  }
+  EXPECT_LE(worst, 2048.0);
+  EXPECT_GT(worst, 100.0);
 }
 
 // In-place reducescatter: each rank's result sits at rank*count inside its one buffer.

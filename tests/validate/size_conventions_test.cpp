@@ -105,8 +105,7 @@ TEST(SizeConventions, ValidateComparesTheExecutorsBytesWithTheBand) {
   algo.max_bytes = 255;
   const validate::Candidate c{algo, "gather_band.xml"};
   validate::SweepOptions o;
-  o.min_bytes = 512;
-  o.max_bytes = 4 * kKiB;
+  o.sizes = size_sweep(512, 4 * kKiB, 2);
   o.iterations = 1;
   o.warmup = 0;
   auto backend = executor::make_host_backend(executor::ExecOptions{});

@@ -3,7 +3,9 @@
 #include <string>
 
 #include "ccforge/common/diag.hpp"
+#include "ccforge/ir/runtime.hpp"
 #include "ccforge/validate/validate.hpp"
+#include "bands.hpp"
 #include "reference.hpp"
 
 namespace ccforge::validate {
@@ -15,11 +17,6 @@ struct Target {
   const Candidate* candidate = nullptr;  // null: the backend's baseline (NCCL)
 };
 
-// nccl-tests prints redop "none" for collectives that apply no reduction operator.
-bool applies_reduction(ir::Collective c) {
-  return c == ir::Collective::AllReduce || c == ir::Collective::ReduceScatter || c == ir::Collective::Reduce;
-}
-
 Measurement describe(const SweepOptions& o, const CallSpec& call, ByteCount size, const Target& t) {
   Measurement m;
   m.collective = ir::to_string(call.collective);
@@ -30,7 +27,8 @@ Measurement describe(const SweepOptions& o, const CallSpec& call, ByteCount size
   m.size_bytes = size;
   m.count = call.count;
   m.type = to_string(o.dtype);
-  m.redop = applies_reduction(call.collective) ? executor::to_string(o.op) : "none";
+  m.redop = executor::applies_reduction(call.collective) ? executor::to_string(o.op) : "none";
+  m.root = ir::is_rooted(call.collective) ? call.root : -1;
   m.inplace = call.inplace;
   return m;
 }
@@ -72,22 +70,12 @@ std::vector<ir::Collective> collectives_of(const std::vector<Candidate>& candida
   return out;
 }
 
-// The executor's own test (formats.md §2.1): nBytes = count x sizeof(T) x sizeMultiplier against the
-// file's band, which for gather and scatter is the nccl-tests size divided by the rank count.
-bool in_band(const ir::Algorithm& a, const CallSpec& call) {
-  const ByteCount nbytes = static_cast<ByteCount>(call.count * size_of(call.dtype)) *
-                           static_cast<ByteCount>(ir::size_multiplier(a.collective, a.ngpus));
-  return nbytes >= a.min_bytes && (a.max_bytes == 0 || nbytes <= a.max_bytes);
-}
-
 }  // namespace
 
 SweepResult run_sweep(executor::Backend& backend, const std::vector<Candidate>& candidates, const SweepOptions& o,
                       const std::function<void(const Measurement&)>& on_run) {
-  const std::vector<ByteCount> sizes = o.step_bytes ? linear_size_sweep(o.min_bytes, o.max_bytes, o.step_bytes)
-                                                    : size_sweep(o.min_bytes, o.max_bytes, static_cast<std::uint64_t>(o.step_factor));
-  if (sizes.empty())
-    throw DiagError(Diag{{"validate", 0}, "size sweep -b/-e/-f/-i is empty or endless", "use -b > 0, -b <= -e and -f >= 2 or -i > 0"});
+  const std::vector<ByteCount>& sizes = o.sizes;
+  if (sizes.empty()) throw DiagError(Diag{{"validate", 0}, "the size sweep is empty", "use -b > 0 and -b <= -e"});
   SweepResult result{backend.name(), o.nranks, {}, {}};
   const std::size_t elem = size_of(o.dtype);
   for (ir::Collective coll : collectives_of(candidates, o)) {
@@ -101,11 +89,11 @@ SweepResult run_sweep(executor::Backend& backend, const std::vector<Candidate>& 
       std::vector<Target> targets{Target{}};
       for (const Candidate& c : candidates)
         if (c.algorithm.collective == coll && c.algorithm.ngpus == o.nranks &&
-            (o.all_sizes || in_band(c.algorithm, CallSpec{coll, count, o.dtype, o.op, false})))
+            (o.all_sizes || in_band(c.algorithm, CallSpec{coll, count, o.dtype, o.op, false, o.root})))
           targets.push_back(Target{&c});
       for (const Target& t : targets) {
         for (bool inplace : {false, true}) {
-          const CallSpec call{coll, count, o.dtype, o.op, inplace};
+          const CallSpec call{coll, count, o.dtype, o.op, inplace, o.root};
           if (t.candidate && executor::why_not_runnable(t.candidate->algorithm, call)) continue;
           Measurement m = describe(o, call, size, t);
           if (!measure(backend, o, call, t, m)) continue;

@@ -1,6 +1,8 @@
-// OSU micro-benchmark semantics (osu_latency, osu_bw, osu_bibw) as two-rank programs in the IR, run by
-// the same backends as the collectives, once per protocol.
+// OSU micro-benchmark names, and the point-to-point tests (osu_latency, osu_bw, osu_bibw) as two-rank
+// programs in the IR, run by the same backends as the collectives, once per protocol.
+#include <array>
 #include <string>
+#include <utility>
 
 #include <fmt/core.h>
 
@@ -68,49 +70,86 @@ ir::Algorithm windowed(ir::Protocol protocol, int window, bool both_ways) {
   return a;
 }
 
-const char* name_of(OsuTest t) { return t == OsuTest::Latency ? "latency" : t == OsuTest::Bandwidth ? "bw" : "bibw"; }
+constexpr std::array<std::pair<OsuTest, const char*>, 11> kOsuNames{{{OsuTest::Latency, "latency"},
+                                                                    {OsuTest::Bandwidth, "bw"},
+                                                                    {OsuTest::BiBandwidth, "bibw"},
+                                                                    {OsuTest::AllReduce, "allreduce"},
+                                                                    {OsuTest::AllGather, "allgather"},
+                                                                    {OsuTest::AllToAll, "alltoall"},
+                                                                    {OsuTest::Barrier, "barrier"},
+                                                                    {OsuTest::Broadcast, "broadcast"},
+                                                                    {OsuTest::Gather, "gather"},
+                                                                    {OsuTest::Reduce, "reduce"},
+                                                                    {OsuTest::Scatter, "scatter"}}};
 
 }  // namespace
 
+const char* to_string(OsuTest t) {
+  for (const auto& [test, name] : kOsuNames)
+    if (test == t) return name;
+  return "?";
+}
+
 std::optional<OsuTest> osu_test_from_string(const std::string& s) {
-  for (OsuTest t : {OsuTest::Latency, OsuTest::Bandwidth, OsuTest::BiBandwidth})
-    if (s == name_of(t)) return t;
+  for (const auto& [test, name] : kOsuNames)
+    if (s == name) return test;
   return std::nullopt;
 }
 
+bool is_point_to_point(OsuTest t) { return t == OsuTest::Latency || t == OsuTest::Bandwidth || t == OsuTest::BiBandwidth; }
+
+std::vector<OsuTest> osu_tests(const std::string& name) {
+  std::vector<OsuTest> tests;
+  for (const auto& [test, test_name] : kOsuNames)
+    if (name == test_name || name == "benchmarks" || (name == "collectives" && !is_point_to_point(test))) tests.push_back(test);
+  return tests;
+}
+
+std::optional<ir::Collective> osu_collective(OsuTest t) {
+  switch (t) {
+    case OsuTest::AllReduce: return ir::Collective::AllReduce;
+    case OsuTest::AllGather: return ir::Collective::AllGather;
+    case OsuTest::AllToAll: return ir::Collective::AllToAll;
+    case OsuTest::Broadcast: return ir::Collective::Broadcast;
+    case OsuTest::Gather: return ir::Collective::Gather;
+    case OsuTest::Reduce: return ir::Collective::Reduce;
+    case OsuTest::Scatter: return ir::Collective::Scatter;
+    default: return std::nullopt;
+  }
+}
+
 std::vector<OsuRow> run_osu(executor::Backend& backend, const OsuOptions& o, const std::function<void(const OsuRow&)>& on_row) {
-  if (o.step_factor < 2 || o.min_bytes < 2 || o.min_bytes > o.max_bytes || o.window < 1)
-    throw DiagError(Diag{{"validate --suite osu", 0}, "size sweep or window is empty", "use -b >= 2, -b <= -e, -f >= 2"});
-  constexpr auto kType = DataType::Half;  // 2-byte elements: the smallest message is 2 B
+  if (!is_point_to_point(o.test))
+    throw DiagError(Diag{{"validate --suite osu", 0}, fmt::format("{} is not a point-to-point test", to_string(o.test)), "use latency, bw or bibw"});
+  if (o.sizes.empty() || o.window < 1) throw DiagError(Diag{{"validate --suite osu", 0}, "size sweep or window is empty", "use -b <= -e and -W >= 1"});
+  constexpr auto kType = DataType::Uint8;  // 1-byte elements: OSU's messages start at 1 byte
   std::vector<OsuRow> rows;
-  for (ir::Protocol protocol : {ir::Protocol::LL, ir::Protocol::Simple}) {
+  for (ir::Protocol protocol : {ir::Protocol::LL, ir::Protocol::LL128, ir::Protocol::Simple}) {
     const int window = o.test == OsuTest::Latency ? 1 : o.window;
     const ir::Algorithm algo = o.test == OsuTest::Latency ? ping_pong(protocol) : windowed(protocol, window, o.test == OsuTest::BiBandwidth);
-    for (ByteCount size = o.min_bytes; size <= o.max_bytes; size *= static_cast<ByteCount>(o.step_factor)) {
-      if (size % 2 != 0) continue;
-      const executor::CallSpec call{ir::Collective::Send, size / 2 * static_cast<std::size_t>(window), kType, executor::RedOp::Sum};
+    for (ByteCount size : o.sizes) {
+      const executor::CallSpec call{ir::Collective::Send, size * static_cast<std::size_t>(window), kType, executor::RedOp::Sum};
       std::vector<executor::RankBuffers> buffers(2);
       for (auto& b : buffers) {
-        b.send.assign(call.count * 2, std::byte{1});
-        b.recv.assign(call.count * 2, std::byte{0});
+        b.send.assign(call.count, std::byte{1});
+        b.recv.assign(call.count, std::byte{0});
       }
       if (o.warmup > 0) backend.run(algo, call, buffers, o.warmup);
       const double us = backend.run(algo, call, buffers, o.iterations).avg_us;
-      OsuRow row{name_of(o.test), ir::to_string(protocol), size, 0.0, 0.0};
+      OsuRow row{to_string(o.test), ir::to_string(protocol), size, 0.0, 0.0};
       const double moved = static_cast<double>(size) * window * (o.test == OsuTest::BiBandwidth ? 2 : 1);
       row.latency_us = o.test == OsuTest::Latency ? us / 2 : us / window;  // one way
-      row.bandwidth_gbps = moved / (us * 1e3);
+      row.bandwidth_mbps = moved / us;                                      // bytes per us = 10^6 bytes per s
       if (on_row) on_row(row);
       rows.push_back(row);
-      if (size > o.max_bytes / static_cast<ByteCount>(o.step_factor)) break;
     }
   }
   return rows;
 }
 
 std::string osu_csv(const std::vector<OsuRow>& rows) {
-  std::string csv = "test,protocol,size_bytes,latency_us,bandwidth_GBps\n";
-  for (const OsuRow& r : rows) csv += fmt::format("{},{},{},{:.3f},{:.4f}\n", r.test, r.protocol, r.size_bytes, r.latency_us, r.bandwidth_gbps);
+  std::string csv = "test,protocol,size_bytes,latency_us,bandwidth_MBps\n";
+  for (const OsuRow& r : rows) csv += fmt::format("{},{},{},{:.3f},{:.2f}\n", r.test, r.protocol, r.size_bytes, r.latency_us, r.bandwidth_mbps);
   return csv;
 }
 

@@ -23,7 +23,7 @@ double exact_integer_limit(DataType t) {
 
 double combine(RedOp op, double a, double b) {
   switch (op) {
-    case RedOp::Sum: return a + b;
+    case RedOp::Sum: case RedOp::Avg: return a + b;
     case RedOp::Prod: return a * b;
     case RedOp::Min: return std::min(a, b);
     case RedOp::Max: return std::max(a, b);
@@ -34,7 +34,7 @@ double combine(RedOp op, double a, double b) {
 double reduced_over_ranks(const CallSpec& call, int nranks, std::size_t index) {
   double acc = input_value(call, nranks, 0, index);
   for (int q = 1; q < nranks; ++q) acc = combine(call.op, acc, input_value(call, nranks, q, index));
-  return acc;
+  return call.op == RedOp::Avg ? acc / nranks : acc;
 }
 
 double expected_output(const CallSpec& call, int nranks, int rank, std::size_t j) {
@@ -51,16 +51,12 @@ double expected_output(const CallSpec& call, int nranks, int rank, std::size_t j
   }
 }
 
-bool receives_result(const CallSpec& call, int rank) {
-  using enum ir::Collective;
-  return (call.collective != Reduce && call.collective != Gather) || rank == call.root;
-}
-
 }  // namespace
 
 // Sums stay below the exact-integer limit with up to nranks addends; products are of 1, 2 and -1 (1,
 // 2 and 1 for unsigned types), so they are powers of two, and a rank's factor repeats every third rank
-// (37 = 1 mod 3): at most 2^ceil(nranks / 3); min/max take small integers (non-negative for unsigned).
+// (37 = 1 mod 3): at most 2^ceil(nranks / 3); min/max take small integers (non-negative for unsigned);
+// averages take multiples of the rank count, so that the sum divides exactly.
 double input_value(const CallSpec& call, int nranks, int rank, std::size_t index) {
   const auto mix = static_cast<std::int64_t>(static_cast<std::size_t>(rank) * 37 + index * 11 + 7);
   const bool is_signed = !is_unsigned(call.dtype);
@@ -68,6 +64,10 @@ double input_value(const CallSpec& call, int nranks, int rank, std::size_t index
     case RedOp::Sum: {
       const auto bound = static_cast<std::int64_t>(std::clamp(exact_integer_limit(call.dtype) / nranks, 1.0, 100.0));
       return static_cast<double>(mix % bound);
+    }
+    case RedOp::Avg: {
+      const auto bound = static_cast<std::int64_t>(std::clamp(exact_integer_limit(call.dtype) / nranks / nranks, 1.0, 100.0));
+      return static_cast<double>(mix % bound * nranks);
     }
     case RedOp::Prod: {
       const double factors[] = {1.0, 2.0, is_signed ? -1.0 : 1.0};
@@ -99,7 +99,7 @@ std::int64_t count_wrong(const CallSpec& call, int nranks, const std::vector<exe
   std::int64_t wrong = 0;
   std::vector<std::byte> expected(elem);
   for (int r = 0; r < nranks; ++r) {
-    if (!receives_result(call, r)) continue;
+    if (!executor::receives_result(call, r)) continue;
     const executor::BufferLayout layout = executor::buffer_layout(call, nranks, r);
     const std::byte* out = buffers[static_cast<std::size_t>(r)].recv.data() + (call.inplace ? layout.inplace_recv_offset * elem : 0);
     for (std::size_t j = 0; j < layout.recv_elems; ++j) {

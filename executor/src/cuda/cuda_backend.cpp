@@ -93,6 +93,7 @@ class CudaRun {
                                       streams[static_cast<std::size_t>(d)]),
                    "launching the interpreter with " + std::to_string(blocks) + " blocks");
       }
+      launch_average_divisions(streams);
     }
     for (int d = 0; d < devices_; ++d) {
       check_cuda(cudaSetDevice(d), "cudaSetDevice");
@@ -102,6 +103,20 @@ class CudaRun {
     const auto t1 = std::chrono::steady_clock::now();
     if (status_->code != 0) throw DiagError(watchdog_report());
     return Timing{std::chrono::duration<double, std::micro>(t1 - t0).count() / calls, calls};
+  }
+
+  // ncclAvg: every rank holding a result divides it by the rank count after each call, on its GPU's stream.
+  void launch_average_divisions(const std::vector<cudaStream_t>& streams) {
+    if (call_.op != RedOp::Avg || !applies_reduction(call_.collective)) return;
+    for (int r = 0; r < algo_.ngpus; ++r) {
+      if (!receives_result(call_, r)) continue;
+      const int d = device_of(r);
+      check_cuda(cudaSetDevice(d), "cudaSetDevice");
+      const auto n = static_cast<std::int64_t>(buffer_layout(call_, algo_.ngpus, r).recv_elems);
+      check_cuda(launch_divide(static_cast<DeviceType>(call_.dtype), ranks_[static_cast<std::size_t>(r)].buffers[kOutput], n, algo_.ngpus,
+                               streams[static_cast<std::size_t>(d)]),
+                 "launching the average's division");
+    }
   }
 
   // Picks per GPU the largest block size at which all its threadblocks are co-resident.
@@ -196,7 +211,7 @@ class CudaRun {
       a.iterations = static_cast<std::int64_t>(plan_.iterations);
       a.max_allowed_count = plan_.max_allowed_count;
       a.elem_bytes = static_cast<std::int32_t>(plan_.elem_bytes);
-      a.red_op = static_cast<std::int32_t>(call_.op);
+      a.red_op = static_cast<std::int32_t>(call_.op == RedOp::Avg ? RedOp::Sum : call_.op);  // avg divides afterwards
       a.protocol = algo_.protocol == ir::Protocol::LL ? kProtoLL : kProtoSimple;
       a.timeout_ns = static_cast<std::uint64_t>(options_.watchdog.count()) * 1000000u;
       out.push_back(a);

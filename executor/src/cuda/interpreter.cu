@@ -219,19 +219,38 @@ __global__ void interpreter_kernel(KernelArgs args) {
   }
 }
 
+// ncclAvg's division of one rank's result (executor.hpp), launched after the call's interpreter kernel.
+template <typename T>
+__global__ void divide_kernel(T* p, std::int64_t n, int divisor) {
+  const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
+  for (std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) {
+    if constexpr (std::is_same_v<T, __half> || std::is_same_v<T, __nv_bfloat16>) {
+      p[i] = T(static_cast<float>(p[i]) / static_cast<float>(divisor));  // round to nearest even
+    } else {
+      p[i] = static_cast<T>(p[i] / static_cast<T>(divisor));
+    }
+  }
+}
+
+template <typename T>
+struct TypeTag {
+  using type = T;
+};
+
+// Calls f(TypeTag<T>{}) for the element type T of `type`.
 template <typename F>
 cudaError_t dispatch(DeviceType type, F f) {
   switch (type) {
-    case kHalf: return f(interpreter_kernel<__half>);
-    case kBFloat16: return f(interpreter_kernel<__nv_bfloat16>);
-    case kFloat: return f(interpreter_kernel<float>);
-    case kDouble: return f(interpreter_kernel<double>);
-    case kInt8: return f(interpreter_kernel<std::int8_t>);
-    case kUint8: return f(interpreter_kernel<std::uint8_t>);
-    case kInt32: return f(interpreter_kernel<std::int32_t>);
-    case kUint32: return f(interpreter_kernel<std::uint32_t>);
-    case kInt64: return f(interpreter_kernel<std::int64_t>);
-    case kUint64: return f(interpreter_kernel<std::uint64_t>);
+    case kHalf: return f(TypeTag<__half>{});
+    case kBFloat16: return f(TypeTag<__nv_bfloat16>{});
+    case kFloat: return f(TypeTag<float>{});
+    case kDouble: return f(TypeTag<double>{});
+    case kInt8: return f(TypeTag<std::int8_t>{});
+    case kUint8: return f(TypeTag<std::uint8_t>{});
+    case kInt32: return f(TypeTag<std::int32_t>{});
+    case kUint32: return f(TypeTag<std::uint32_t>{});
+    case kInt64: return f(TypeTag<std::int64_t>{});
+    case kUint64: return f(TypeTag<std::uint64_t>{});
   }
   return cudaErrorInvalidValue;
 }
@@ -241,19 +260,31 @@ cudaError_t dispatch(DeviceType type, F f) {
 cudaError_t max_coresident_blocks(DeviceType type, int device, int threads, int* blocks) {
   int sms = 0;
   if (cudaError_t e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device); e != cudaSuccess) return e;
-  return dispatch(type, [&](auto kernel) {
+  return dispatch(type, [&](auto tag) {
     int per_sm = 0;
-    const cudaError_t e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, 0);
+    const cudaError_t e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, interpreter_kernel<typename decltype(tag)::type>, threads, 0);
     *blocks = per_sm * sms;
     return e;
   });
 }
 
 cudaError_t launch_interpreter(DeviceType type, const KernelArgs& args, int blocks, int threads, cudaStream_t stream) {
-  return dispatch(type, [&](auto kernel) {
+  return dispatch(type, [&](auto tag) {
     KernelArgs copy = args;
     void* params[] = {&copy};
-    return cudaLaunchCooperativeKernel(reinterpret_cast<void*>(kernel), dim3(blocks), dim3(threads), params, 0, stream);
+    return cudaLaunchCooperativeKernel(reinterpret_cast<void*>(interpreter_kernel<typename decltype(tag)::type>), dim3(blocks),
+                                       dim3(threads), params, 0, stream);
+  });
+}
+
+cudaError_t launch_divide(DeviceType type, void* elements, std::int64_t n, int divisor, cudaStream_t stream) {
+  if (n == 0) return cudaSuccess;
+  constexpr int kThreads = 256, kMaxBlocks = 1024;
+  const int blocks = static_cast<int>(n / kThreads + 1 < kMaxBlocks ? n / kThreads + 1 : kMaxBlocks);
+  return dispatch(type, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    divide_kernel<T><<<blocks, kThreads, 0, stream>>>(static_cast<T*>(elements), n, divisor);
+    return cudaGetLastError();
   });
 }
 

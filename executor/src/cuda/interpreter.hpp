@@ -22,4 +22,7 @@ cudaError_t max_coresident_blocks(DeviceType type, int device, int threads, int*
 // blocks spin-wait on each other.
 cudaError_t launch_interpreter(DeviceType type, const KernelArgs& args, int blocks, int threads, cudaStream_t stream);
 
+// elements[i] /= divisor for the n elements of `type` at `elements` (ncclAvg's division, executor.hpp).
+cudaError_t launch_divide(DeviceType type, void* elements, std::int64_t n, int divisor, cudaStream_t stream);
+
 }  // namespace ccforge::executor::cuda

@@ -41,6 +41,7 @@ ncclRedOp_t nccl_op(RedOp op) {
     case RedOp::Prod: return ncclProd;
     case RedOp::Min: return ncclMin;
     case RedOp::Max: return ncclMax;
+    case RedOp::Avg: return ncclAvg;
   }
   return ncclSum;
 }

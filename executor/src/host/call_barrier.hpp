@@ -5,6 +5,7 @@
 #include <condition_variable>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <mutex>
 
 #include "run_control.hpp"
@@ -15,10 +16,12 @@ class CallBarrier {
  public:
   CallBarrier(std::size_t tbs, RunControl& control) : tbs_(tbs), control_(control) {}
 
-  // Blocks until all tbs of the rank have finished call `call`.
-  void finish_call(std::uint64_t call) {
+  // Blocks until all tbs of the rank have finished call `call`. The last to arrive runs `on_last` (the
+  // rank's end-of-call work) before any tb starts the next call.
+  void finish_call(std::uint64_t call, const std::function<void()>& on_last = {}) {
     std::unique_lock lock(mutex_);
     if (++arrived_ == tbs_) {
+      if (on_last) on_last();
       arrived_ = 0;
       completed_ = call + 1;
       changed_.notify_all();

@@ -102,6 +102,13 @@ void run_step(const TbContext& ctx, int index, const ir::Step& step, std::size_t
   }
 }
 
+// ncclAvg's division (executor.hpp): once per call on the rank's result, after all its tbs finished.
+void finish_average(const TbContext& ctx) {
+  const CallSpec& call = *ctx.call;
+  if (call.op != RedOp::Avg || !applies_reduction(call.collective) || !receives_result(call, ctx.rank)) return;
+  divide_elements(call.dtype, ctx.memory.output, buffer_layout(call, ctx.algo->ngpus, ctx.rank).recv_elems, ctx.algo->ngpus);
+}
+
 }  // namespace
 
 void run_threadblock(const TbContext& ctx, int calls) {
@@ -130,7 +137,7 @@ void run_threadblock(const TbContext& ctx, int calls) {
     }
     ctx.status->awaited = static_cast<std::uint64_t>(call);
     ctx.status->blocked = Blocked::OnCallEnd;
-    ctx.call_end->finish_call(static_cast<std::uint64_t>(call));
+    ctx.call_end->finish_call(static_cast<std::uint64_t>(call), [&ctx] { finish_average(ctx); });
     ctx.status->blocked = Blocked::Running;
   }
 }

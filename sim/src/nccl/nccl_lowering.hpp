@@ -11,11 +11,12 @@ struct NcclCall {
   double bytes;  // nccl-tests size
   ir::Protocol proto;
   int nchannels;
+  int root = 0;  // broadcast, reduce, gather, scatter
 };
 
 // Ring (NCCL src/device/all_reduce.h runRing and siblings): per channel, a ring through all ranks;
 // each step forwards one chunk to the next rank, pipelined in slices. Broadcast and reduce run the
-// same ring as a pipelined chain from or to rank 0. `fold`: across nodes, run one ring for all distinct
+// same ring as a pipelined chain from or to the root. `fold`: across nodes, run one ring for all distinct
 // rings when they are exact images of one another (copy_folding.hpp); false runs every ring.
 void lower_ring(Lowering& low, const NcclCall& call, bool fold = true);
 

@@ -156,7 +156,7 @@ SimResult simulate_nccl(const topo::Topology& topo, ir::Collective coll, const C
 SimResult simulate_nccl_point(const topo::Topology& topo, ir::Collective coll, const CallSpec& call,
                               const NcclChoice& choice, const SimParams& params, Trace* trace) {
   Lowering low(topo, params.table, trace);
-  const nccl::NcclCall ncall{coll, static_cast<double>(call.bytes), choice.proto, choice.nchannels};
+  const nccl::NcclCall ncall{coll, static_cast<double>(call.bytes), choice.proto, choice.nchannels, call.root};
   SimTime base = protocol_costs(params.table, choice.proto, topo.gpu(0).arch).base;
   switch (choice.algo) {
     case NcclAlgo::Ring:

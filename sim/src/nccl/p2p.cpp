@@ -26,8 +26,8 @@ void lower_p2p(Lowering& low, const NcclCall& call) {
     const int track = low.track(fmt::format("rank {} p2p x{}", src, per_peer));
     for (int dst = 0; dst < p; ++dst) {
       if (src == dst) continue;
-      const bool wanted = call.coll == ir::Collective::AllToAll || (call.coll == ir::Collective::Gather && dst == 0) ||
-                          (call.coll == ir::Collective::Scatter && src == 0);
+      const bool wanted = call.coll == ir::Collective::AllToAll || (call.coll == ir::Collective::Gather && dst == call.root) ||
+                          (call.coll == ir::Collective::Scatter && src == call.root);
       if (!wanted) continue;
       // One weighted task stands for the per_peer channels, each moving 1/per_peer of the share.
       low.add_transfer(src, dst, share / per_peer, costs, track, label, true, per_peer);

@@ -124,11 +124,11 @@ void lower_ring_collective(Lowering& low, const NcclCall& call, const ProtocolCo
   }
 }
 
-// Broadcast from rank 0 / reduce to rank 0: a pipelined chain along the ring.
+// Broadcast from the root / reduce to the root: a pipelined chain along the ring, starting (ending) there.
 void lower_ring_chain(Lowering& low, const NcclCall& call, const ProtocolCosts& costs, std::vector<int> order,
                       int channel, double weight) {
   const int p = low.topo().num_gpus();
-  std::rotate(order.begin(), std::find(order.begin(), order.end(), 0), order.end());
+  std::rotate(order.begin(), std::find(order.begin(), order.end(), call.root), order.end());
   const bool to_root = call.coll == ir::Collective::Reduce;
   const RingChunking chunking = ring_chunking(call.proto);
   const std::uint32_t label = low.graph().add_label(to_root ? "reduce hop" : "broadcast hop");

@@ -18,6 +18,7 @@ namespace ccforge {
 // Schema of each output kind: bump the number when a member changes meaning or goes away (adding a
 // member keeps it).
 inline constexpr std::string_view kSimJsonSchema = "ccforge.sim/1";
+inline constexpr std::string_view kSimExplainJsonSchema = "ccforge.sim.explain/1";
 inline constexpr std::string_view kTuneReportSchema = "ccforge.tune.report/1";
 
 // FNV-1a, 64 bits (offset basis and prime from the FNV reference, http://www.isthe.com/chongo/tech/comp/fnv/).

@@ -19,10 +19,20 @@
 namespace ccforge::executor {
 
 // Elements are ccforge::DataType (common/data_type.hpp): every type NCCL reduces, on both backends.
-enum class RedOp { Sum, Prod, Min, Max };
+// Avg is NCCL's ncclAvg: the sum divided by the rank count. msccl-executor-nccl runs it as a sum with
+// a scalar (Azure/msccl-executor-nccl src/misc/msccl/msccl_setup.cc hostToDevRedOp: PreMulSum by
+// 1/nRanks for floating types, SumPostDiv by nRanks for integers); the host backend sums and divides
+// each receiving rank's result once per call (exact where the sum is a multiple of the rank count).
+enum class RedOp { Sum, Prod, Min, Max, Avg };
 
-const char* to_string(RedOp op);  // "sum", "prod", "min", "max"
+const char* to_string(RedOp op);  // "sum", "prod", "min", "max", "avg"
 std::optional<RedOp> red_op_from_string(std::string_view s);
+// The names, "sum, prod, min, max, avg", for messages and help.
+std::string red_op_names();
+
+// Whether `c` applies the reduction operator (allreduce, reducescatter, reduce); nccl-tests prints
+// redop "none" for the others.
+bool applies_reduction(ir::Collective c);
 
 // One element of `t` at `p`, as the reductions see it (half/bfloat16 rounded to nearest even).
 void store_element(DataType t, double value, std::byte* p);
@@ -38,6 +48,9 @@ struct CallSpec {
   bool inplace = false;
   int root = 0;  // broadcast, reduce, gather, scatter
 };
+
+// Whether `rank` holds the result of `call` (not so for reduce and gather except at the root).
+bool receives_result(const CallSpec& call, int rank);
 
 // Element counts of one rank's buffers for a call, and where the in-place aliases sit
 // (formats.md §2.1: allgather/gather sendbuff == recvbuff + rank*count; reducescatter/scatter the reverse).

@@ -76,6 +76,8 @@ struct TraceSlice {
   SimTime start;
   SimTime end;
   double wire_bytes = 0.0;  // bytes the task put on the wire (payload / protocol efficiency); 0 for local work
+  int peer = -1;            // the rank a transfer goes to; -1 for local work
+  int chunk = -1;           // the chunk an MSCCL step moves (its offset); -1 where the lowering has none
 };
 struct TraceCounter {
   int track = 0;
@@ -114,6 +116,9 @@ struct SimResult {
 struct CallSpec {
   ByteCount bytes = 0;
   DataType dtype = DataType::Half;  // its size decides which sizes split into whole elements
+  // Broadcast, reduce, gather, scatter under NCCL: where the chain or the p2p pattern starts or ends. An
+  // MSCCL file has no root (runtimes run it as written, formats.md §1.5a): simulate() ignores it.
+  int root = 0;
 };
 
 // Simulates an MSCCL algorithm. Throws DiagError naming the algorithm file when it does not fit the

@@ -45,10 +45,9 @@ std::vector<TunedBound> read_tuned_bounds(const std::filesystem::path& selection
 struct SweepOptions {
   int nranks = 8;
   std::vector<ir::Collective> collectives;  // empty: every collective the candidates implement
-  ByteCount min_bytes = 1024;               // -b, nccl-tests "size": the larger buffer of one rank
-  ByteCount max_bytes = 1 << 20;            // -e
-  int step_factor = 2;                      // -f
-  ByteCount step_bytes = 0;                 // -i: linear steps instead of -f when non-zero
+  // nccl-tests sizes (the larger buffer of one rank) as -b/-e/-f or -i sweep them
+  std::vector<ByteCount> sizes = size_sweep(1024, ByteCount{1} << 20, 2);
+  int root = 0;                             // -r: broadcast, reduce, gather, scatter
   int iterations = 20;                      // -n
   int warmup = 5;                           // -w
   bool check = true;                        // -c
@@ -73,6 +72,7 @@ struct Measurement {
   double busbw_gbps = 0.0;
   std::int64_t wrong = 0;  // elements that differ from the collective's definition; -1 when not checked
   std::string error;       // why the run failed (deadlock, bad structure); empty when it ran
+  int root = -1;           // of broadcast, reduce, gather and scatter; -1 for the others, as nccl-tests prints it
   bool ok() const { return error.empty() && wrong <= 0; }
 };
 
@@ -94,31 +94,71 @@ void write_sweep_outputs(const SweepResult& result, const std::vector<TunedBound
 // fastest correct algorithm and NCCL in its placement; no NCCL choice or expected error (measured).
 std::vector<sim::SelectionRow> selection_rows(const SweepResult& result, const std::vector<TunedBound>& bounds);
 
-// OSU micro-benchmarks semantics between ranks 0 and 1 (osu_latency: ping-pong, half the round trip;
-// osu_bw: a window of back-to-back sends one way; osu_bibw: windows both ways at once).
-enum class OsuTest { Latency, Bandwidth, BiBandwidth };
+// OSU micro-benchmarks (what pytorch-hccl-tests ports). Point-to-point between ranks 0 and 1, once per
+// protocol (LL, LL128, Simple): osu_latency (ping-pong, half the round trip), osu_bw (a window of
+// back-to-back sends one way), osu_bibw (windows both ways at once). Collective benchmarks
+// (osu_allreduce, ..., osu_barrier): per size the average, minimum and maximum latency of the timed
+// iterations, each call timed alone (OSU's minimum and maximum are over ranks, which ccforge's backends
+// do not time apart).
+enum class OsuTest { Latency, Bandwidth, BiBandwidth, AllReduce, AllGather, AllToAll, Barrier, Broadcast, Gather, Reduce, Scatter };
 std::optional<OsuTest> osu_test_from_string(const std::string& s);
+const char* to_string(OsuTest t);  // "latency", "bw", "bibw", "allreduce", ..., "barrier"
+// The tests a name stands for: one test, "collectives" (allreduce to scatter) or "benchmarks" (all);
+// empty for an unknown name.
+std::vector<OsuTest> osu_tests(const std::string& name);
+bool is_point_to_point(OsuTest t);
+// The collective an OSU collective benchmark calls; nullopt for point-to-point and barrier.
+std::optional<ir::Collective> osu_collective(OsuTest t);
+
+struct OsuOptions {
+  OsuTest test = OsuTest::Latency;
+  // OSU's message size: bytes a rank sends (per peer for alltoall, per rank for allgather, gather and
+  // scatter, the buffer for the others), i.e. count x sizeof(T) of the call.
+  std::vector<ByteCount> sizes = size_sweep(1, ByteCount{1} << 20, 2);
+  int iterations = 20;
+  int warmup = 5;
+  int window = 64;  // osu_bw's default window size (-W)
+  // Collective benchmarks only:
+  int nranks = 2;
+  int root = 0;
+  DataType dtype = DataType::Float;  // sizes that are not whole elements are skipped
+  executor::RedOp op = executor::RedOp::Sum;
+  bool check = true;       // check every element of one extra call per algorithm and size
+  bool all_sizes = false;  // ignore the algorithms' [minBytes, maxBytes] bands
+};
 
 struct OsuRow {
   std::string test;
   std::string protocol;
   ByteCount size_bytes = 0;
   double latency_us = 0.0;
-  double bandwidth_gbps = 0.0;
+  double bandwidth_mbps = 0.0;  // OSU's MB/s: 10^6 bytes per second
 };
 
-struct OsuOptions {
-  OsuTest test = OsuTest::Latency;
-  ByteCount min_bytes = 8;
-  ByteCount max_bytes = 1 << 20;
-  int step_factor = 2;
-  int iterations = 20;
-  int warmup = 5;
-  int window = 64;  // osu_bw's default window size
-};
-
+// Point-to-point tests.
 std::vector<OsuRow> run_osu(executor::Backend& backend, const OsuOptions& options, const std::function<void(const OsuRow&)>& on_row = {});
 std::string osu_csv(const std::vector<OsuRow>& rows);
+
+struct OsuCollectiveRow {
+  std::string test;
+  std::string algorithm;  // file stem, "NCCL", or "dissemination" (barrier)
+  ByteCount size_bytes = 0;
+  double avg_us = 0.0, min_us = 0.0, max_us = 0.0;
+  int iterations = 0;
+  std::int64_t wrong = -1;  // elements differing from the collective's definition; -1 when not checked
+  std::string error;        // why the run failed; empty when it ran
+};
+
+// Collective tests: per size the backend's own collective (NCCL on cuda) and every candidate for the
+// collective and rank count whose band covers the size; barrier runs a dissemination barrier (log2
+// rounds of one-byte messages, Hensgen, Finkel and Manber 1988) on every backend.
+std::vector<OsuCollectiveRow> run_osu_collective(executor::Backend& backend, const std::vector<Candidate>& candidates,
+                                                 const OsuOptions& options,
+                                                 const std::function<void(const OsuCollectiveRow&)>& on_row = {});
+std::string osu_collective_csv(const std::vector<OsuCollectiveRow>& rows);
+
+// The dissemination barrier on `nranks` ranks as an IR program (collective `send`, one-byte chunks).
+ir::Algorithm dissemination_barrier(int nranks);
 
 
 // ---- Measured input for calibration and model error ----
