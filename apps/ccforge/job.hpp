@@ -19,8 +19,8 @@ class JobSession {
   [[noreturn]] virtual void fail(const std::string& line, int code) const = 0;
 };
 
-// Joins the job this process was started in (a job of one without a launcher); nullptr when the build
-// has no MPI.
+// Joins the MPI job a launcher started this process in; nullptr when no launcher started it or the
+// build has no MPI (the tune then runs in this process alone).
 std::unique_ptr<JobSession> join_job(int& argc, char**& argv);
 
 }  // namespace ccforge::cli
