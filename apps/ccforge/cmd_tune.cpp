@@ -124,8 +124,7 @@ void run_tune(const TuneFlags& f, const search::WorkShare* share) {
     search::tune(topology, options, params);
     return;
   }
-  if (share && share->size() > 1) fmt::print(stderr, "sharing the tune among {} MPI processes
-", share->size());
+  if (share && share->size() > 1) fmt::print(stderr, "sharing the tune among {} MPI processes\n", share->size());
   const search::TuneResult result = [&] {
     TuneProgressLog progress;  // ends (its last line too) before the summary prints
     options.progress = progress.callback();
