@@ -2,23 +2,14 @@
 // allreduce in its size ranges, RCCL's tuning model (ring) outside them and everywhere else.
 #include <gtest/gtest.h>
 
-#include <map>
 #include <string>
 
 #include "ccforge/common/diag.hpp"
 #include "ccforge/sim/sim.hpp"
-#include "source_dir.hpp"
+#include "topology_cache.hpp"
 
 namespace ccforge::sim {
 namespace {
-
-const topo::Topology& load(const std::string& name) {
-  static std::map<std::string, topo::Topology> cache;
-  auto it = cache.find(name);
-  if (it == cache.end())
-    it = cache.emplace(name, topo::load_topology(std::string(CCFORGE_SOURCE_DIR) + "/data/topologies/" + name)).first;
-  return it->second;
-}
 
 NcclChoice pick(const std::string& topology, ir::Collective coll, ByteCount bytes, const std::string& request = "nccl") {
   return nccl_choose(load(topology), coll, bytes, *parse_nccl_request(request), SimParams{});
