@@ -47,8 +47,8 @@ class FloorModel {
  public:
   FloorModel(const topo::Topology& topo, const ir::Algorithm& algo, const ParamTable& params)
       : topo_(topo), algo_(algo), params_(params), arch_(topo.gpu(0).arch), steps_(algo) {
-    costs_ = msccl_protocol_costs(params, algo.protocol, arch_);
-    runtime_ = msccl_runtime_costs(params);
+    costs_ = msccl_protocol_costs(params, algo.protocol, arch_, msccl_runtime(topo));
+    runtime_ = msccl_runtime_costs(params, msccl_runtime(topo));
     capacity_ = link_capacities(topo, params);
     cost_steps();
     capacity_s_per_byte_ = capacity_bound(1.0);
