@@ -261,7 +261,7 @@ void add_sim_command(CLI::App& app) {
   cmd->add_option("--coll", flags->coll,
                   "one collective: allreduce, allgather, reducescatter, alltoall, broadcast, reduce, gather or scatter");
   cmd->add_option("--algo", flags->algo,
-                  "nccl, nccl:ALGO[:PROTO] (ring, tree, nvls; ll, ll128, simple) or an MSCCL XML file")
+                  "nccl, nccl:ALGO[:PROTO] (ring, tree, nvls, nvlstree, pat, p2p; allpairs: RCCL's MSCCL allreduce on MI300X; ll, ll128, simple) or an MSCCL XML file")
       ->capture_default_str();
   add_size_sweep_flags(*cmd, flags->sizes, "1G");
   cmd->add_option("-d,--datatype", flags->dtype, "element type: " + data_type_names())->capture_default_str();

@@ -49,6 +49,19 @@ void check_steps(const GpuProgram& gpu, const RuntimeTarget& target, IssueSink& 
     }
 }
 
+// RCCL runs LL128 only on gfx90a (ROCm/rccl @0cbce2a7: src/device/generate.py builds its collectives'
+// LL128 functions for __gfx90a__ with ENABLE_LL128 and LL in their place elsewhere; src/graph/tuning.cc
+// enables LL128 by default only on gfx90a). Its MSCCL kernel has an ungated LL128 entry
+// (src/device/msccl_kernel_impl.h), so an LL128 file would run a protocol RCCL does not run or validate
+// on the AMD GPUs ccforge models (MI300X, gfx942).
+void check_protocol(const Algorithm& algo, const RuntimeTarget& target, IssueSink& sink) {
+  if (target.runtime == Runtime::Rccl && algo.protocol == Protocol::LL128)
+    sink.add("runtime.protocol", -1, -1, -1,
+             fmt::format("proto=\"LL128\": {} runs LL128 only on gfx90a, not on MI300X (gfx942), where its MSCCL "
+                         "kernel's LL128 path is unvalidated (use LL or Simple)",
+                         target.title));
+}
+
 }  // namespace
 
 void check_loadable(const Algorithm& algo, const RuntimeTarget& target, int multiprocessors, CheckReport& report) {
@@ -56,6 +69,7 @@ void check_loadable(const Algorithm& algo, const RuntimeTarget& target, int mult
   if (algo.ngpus > target.max_ranks)
     sink.add("runtime.ranks", -1, -1, -1,
              fmt::format("ngpus={} exceeds the {} <gpu> elements the parser stores (MAX_SUBS)", algo.ngpus, target.max_ranks));
+  check_protocol(algo, target, sink);
   for (const GpuProgram& gpu : algo.gpus) {
     check_rank(gpu, algo, target, multiprocessors, sink);
     check_steps(gpu, target, sink);

@@ -3,6 +3,7 @@
 #include "ccforge/sim/sim.hpp"
 
 #include <algorithm>
+#include <optional>
 #include <string>
 
 namespace ccforge::sim {
@@ -24,15 +25,34 @@ ProtocolCosts protocol_costs(const ParamTable& params, ir::Protocol proto, topo:
   return c;
 }
 
-MscclRuntimeCosts msccl_runtime_costs(const ParamTable& params) {
-  return {SimTime::from_us(params.get("sim.msccl.base_us")), SimTime::from_us(params.get("sim.msccl.dep_us")),
+ir::Runtime msccl_runtime(const topo::Topology& topo) {
+  const std::optional<topo::GpuSpec> spec = topo::gpu_spec(topo.gpu(0).model);
+  return ir::runtime_for_vendor(spec ? spec->amd : topo.gpu(0).arch == topo::GpuArch::Cdna3);
+}
+
+MscclRuntimeCosts msccl_runtime_costs(const ParamTable& params, ir::Runtime runtime) {
+  const std::string base = runtime == ir::Runtime::Rccl ? "sim.rccl.msccl.base_us" : "sim.msccl.base_us";
+  return {SimTime::from_us(params.get(base)), SimTime::from_us(params.get("sim.msccl.dep_us")),
           SimTime::from_us(params.get("sim.msccl.line_forward_us"))};
 }
 
-ProtocolCosts msccl_protocol_costs(const ParamTable& params, ir::Protocol proto, topo::GpuArch arch) {
+ProtocolCosts msccl_protocol_costs(const ParamTable& params, ir::Protocol proto, topo::GpuArch arch, ir::Runtime runtime) {
   ProtocolCosts c = protocol_costs(params, proto, arch);
+  const std::string p = ir::to_string(proto);
+  const std::string a = topo::param_key(arch);
+  if (runtime == ir::Runtime::Rccl) {
+    const double tb_payload = c.tb_bytes_per_s * c.wire_efficiency;
+    const double gpu_payload = c.gpu_bytes_per_s * c.wire_efficiency;  // 0: no cap
+    if (const Param* line = params.find("sim.rccl.proto." + p + ".wire_efficiency")) c.wire_efficiency = line->value;
+    if (const Param* rate = params.find("sim.rccl.msccl.tb_bw." + p + "." + a))
+      c.tb_bytes_per_s = Bandwidth::GBps(rate->value).bytes_per_s / c.wire_efficiency;
+    else
+      c.tb_bytes_per_s = tb_payload / c.wire_efficiency;
+    c.gpu_bytes_per_s = gpu_payload / c.wire_efficiency;
+    return c;
+  }
   if (proto != ir::Protocol::LL128) return c;
-  if (const Param* rate = params.find(std::string("sim.msccl.tb_bw.LL128.") + topo::param_key(arch)))
+  if (const Param* rate = params.find("sim.msccl.tb_bw.LL128." + a))
     c.tb_bytes_per_s = std::min(c.tb_bytes_per_s, Bandwidth::GBps(rate->value).bytes_per_s);
   return c;
 }

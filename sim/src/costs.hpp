@@ -7,6 +7,7 @@
 #include "ccforge/common/params.hpp"
 #include "ccforge/common/units.hpp"
 #include "ccforge/ir/ir.hpp"
+#include "ccforge/ir/runtime.hpp"
 #include "ccforge/topology/topology.hpp"
 
 namespace ccforge::sim {
@@ -22,19 +23,26 @@ struct ProtocolCosts {
 
 ProtocolCosts protocol_costs(const ParamTable& params, ir::Protocol proto, topo::GpuArch arch);
 
-// Costs of msccl-executor-nccl's own runtime, the same for every protocol (one kernel, one flag scheme).
+// The MSCCL kernel that runs a file on this topology's GPUs: RCCL's on AMD, msccl-executor-nccl's on
+// NVIDIA (ir::runtime_for_vendor). The two kernels have their own measured costs.
+ir::Runtime msccl_runtime(const topo::Topology& topo);
+
+// Costs of an MSCCL kernel's own runtime, the same for every protocol (one kernel, one flag scheme).
 struct MscclRuntimeCosts {
   SimTime base;         // per call: the MSCCL kernel's launch and completion
   SimTime dep_handoff;  // cross-threadblock dependency: publisher's barrier, fence and flag store until the waiter sees it
   SimTime line_forward; // LL/LL128 forwarding step: from a line landing to the same thread storing it to the next peer
 };
-MscclRuntimeCosts msccl_runtime_costs(const ParamTable& params);
+// msccl-executor-nccl: sim.msccl.*; RCCL: its own per-call base sim.rccl.msccl.base_us, the handoffs as
+// msccl-executor-nccl's (RCCL's kernel is its port; no RCCL measurement isolates them).
+MscclRuntimeCosts msccl_runtime_costs(const ParamTable& params, ir::Runtime runtime);
 
-// The protocol costs msccl-executor-nccl's primitives run at: one threadblock moves at most
-// sim.msccl.tb_bw.LL128.<arch> wire bytes/s in LL128 where that is measured (sm90), otherwise as
-// protocol_costs (as are LL and Simple). Never faster than protocol_costs, so bounds built on either
-// hold.
-ProtocolCosts msccl_protocol_costs(const ParamTable& params, ir::Protocol proto, topo::GpuArch arch);
+// The protocol costs an MSCCL kernel's primitives run at, protocol_costs unless measured for that
+// kernel: msccl-executor-nccl's threadblock moves at most sim.msccl.tb_bw.LL128.<arch> wire bytes/s in
+// LL128 (sm90); RCCL's moves sim.rccl.msccl.tb_bw.<proto>.<arch> payload bytes/s where fitted (Simple on
+// cdna3) and its LL128 line carries sim.rccl.proto.LL128.wire_efficiency. One description for both the
+// MSCCL lowering and the RCCL baseline's bundled all-pairs lowering.
+ProtocolCosts msccl_protocol_costs(const ParamTable& params, ir::Protocol proto, topo::GpuArch arch, ir::Runtime runtime);
 
 // LL and LL128 receivers poll a flag per line and pass each line on as it lands; Simple hands over
 // whole buffer slots.

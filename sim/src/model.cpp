@@ -14,7 +14,7 @@ Model build_model(const topo::Topology& topo, const SimParams& params) {
   Model m;
   m.link_capacity = link_capacities(topo, table);
   m.nic_efficiency = link_efficiency(table, topo::LinkKind::Network, arch);
-  double base_us = table.get("sim.msccl.base_us");
+  double base_us = msccl_runtime_costs(table, msccl_runtime(topo)).base.us();
   for (ir::Protocol proto : {ir::Protocol::LL, ir::Protocol::LL128, ir::Protocol::Simple})
     base_us = std::min(base_us, table.get(std::string("sim.base.") + ir::to_string(proto) + "_us"));
   m.min_call_base = SimTime::from_us(base_us);

@@ -70,8 +70,9 @@ class MscclLowering {
  public:
   MscclLowering(Lowering& low, const ir::Algorithm& algo, const ir::StepGraph& steps)
       : low_(low), algo_(algo), steps_(steps), in_use_(steps.connections().size()) {
-    costs_ = msccl_protocol_costs(low.params(), algo.protocol, low.arch());
-    runtime_ = msccl_runtime_costs(low.params());
+    const ir::Runtime kernel = msccl_runtime(low.topo());
+    costs_ = msccl_protocol_costs(low.params(), algo.protocol, low.arch(), kernel);
+    runtime_ = msccl_runtime_costs(low.params(), kernel);
     for (int t = 0; t <= static_cast<int>(ir::OpType::Nop); ++t) {
       labels_[t] = low.graph().add_label(ir::to_string(static_cast<ir::OpType>(t)));
     }
@@ -287,7 +288,7 @@ SimResult simulate_msccl(const topo::Topology& topo, const ir::Algorithm& algo, 
     }
     return run;
   });
-  return SimResult{benchmark_iteration_time(stats.makespan + msccl_runtime_costs(params.table).base, params), algo.name,
+  return SimResult{benchmark_iteration_time(stats.makespan + msccl_runtime_costs(params.table, msccl_runtime(topo)).base, params), algo.name,
                    stats.events, stats.transfers};
 }
 

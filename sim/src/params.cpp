@@ -13,7 +13,7 @@ const std::string kSearch = "NCCL v2.28.9 src/graph/search.cc";
 // sim.msccl.tb_bw.LL128.sm90, fitted (executor_params).
 constexpr double kMscclLL128TbBwSm90 = 11.0;
 // sim.rccl.msccl.*, fitted (rccl_params).
-constexpr double kRcclMscclBaseUs = 12.4;
+constexpr double kRcclMscclBaseUs = 8.8;
 constexpr double kRcclMscclSimpleTbBw = 4.3;
 
 std::vector<Param> protocol_params() {
@@ -143,17 +143,21 @@ std::vector<Param> executor_params() {
   };
 }
 
-// RCCL's MSCCL kernel running its bundled all-pairs allreduce on MI300X (sim/src/nccl/rccl_msccl.cpp),
-// fitted on the one public MI300X log (tests/data/nccl-tests/mi300x_8gpu_1node_allreduce.log,
+// RCCL's MSCCL kernel, for every MSCCL file on AMD GPUs: its bundled all-pairs allreduce on MI300X
+// (sim/src/nccl/rccl_msccl.cpp) and ccforge's own files (sim/src/costs.cpp msccl_protocol_costs). The
+// two rates were fitted on the one public MI300X log (tests/data/nccl-tests/mi300x_8gpu_1node_allreduce.log,
 // out-of-place rows); the rows each constant was not fitted on are held out (tests/validate).
 std::vector<Param> rccl_params() {
   return {
       {"sim.rccl.msccl.base_us", kRcclMscclBaseUs, "us",
        "fitted: median of the MI300X log's LL rows 1-64 KB (allreduce-allpairs-8n-ll-32tb) minus their simulated data "
-       "movement"},
+       "movement and its two cross-threadblock handoffs (2 x sim.msccl.dep_us)"},
       {"sim.rccl.msccl.tb_bw.Simple.cdna3", kRcclMscclSimpleTbBw, "GB/s",
        "fitted: payload one MSCCL Simple threadblock moves, from the slope of the MI300X log's rows 4-16 MB "
        "(allreduce-allpairs-8n-simple, 8 threadblocks per xGMI link); 512 KB-2 MB are held out"},
+      {"sim.rccl.proto.LL128.wire_efficiency", 56.0 / 64.0, "ratio",
+       "RCCL's LL128 line = 64 B, 7 of its 8 uint64 data, 1 flag (ROCm/rccl @0cbce2a7 src/include/device.h "
+       "NCCL_LL128_LINESIZE 64, NCCL_LL128_DATAELEMS = LINEELEMS - 1), in every MSCCL file RCCL runs"},
   };
 }
 

@@ -53,8 +53,8 @@ class FloorModel {
 
   FloorModel(const topo::Topology& topo, const ir::Algorithm& algo, const ParamTable& params)
       : topo_(topo), algo_(algo), arch_(topo.gpu(0).arch), hbm_(hbm_bandwidth(params, arch_)), steps_(algo) {
-    costs_ = msccl_protocol_costs(params, algo.protocol, arch_);
-    runtime_ = msccl_runtime_costs(params);
+    costs_ = msccl_protocol_costs(params, algo.protocol, arch_, msccl_runtime(topo));
+    runtime_ = msccl_runtime_costs(params, msccl_runtime(topo));
     capacity_ = link_capacities(topo, params);
     cost_steps();
     capacity_s_per_byte_ = capacity_bound(1.0);

@@ -69,15 +69,23 @@ TEST(RuntimeTargets, NamesRoundTripAndVendorsPickTheirRuntime) {
   EXPECT_TRUE(schedules(rccl(), Collective::Scatter));
 }
 
+// Every real file loads in both runtimes, except that RCCL refuses LL128 (runtime.protocol).
 TEST(RuntimeRules, EveryRealMscclFileLoadsInBothRuntimes) {
+  int ll128 = 0;
   for (const auto& f : testfiles::real_msccl_files()) {
     const Algorithm a = read_msccl_xml(f);
     for (Runtime r : {Runtime::MscclNccl, Runtime::Rccl}) {
       CheckReport report;
       check_loadable(a, runtime_target(r), 0, report);
+      if (r == Runtime::Rccl && a.protocol == Protocol::LL128) {
+        ++ll128;
+        EXPECT_EQ(rules(report), std::vector<std::string>{"runtime.protocol"}) << f;
+        continue;
+      }
       EXPECT_TRUE(report.ok()) << f << " " << to_string(r) << ": " << report.issues.front().message;
     }
   }
+  EXPECT_GT(ll128, 0);
 }
 
 TEST(RuntimeRules, SixtyFiveThreadblocksLoadInMscclNcclButNotRccl) {

@@ -41,7 +41,7 @@ SimTime bound(const topo::Topology& t, C coll, ByteCount bytes) {
 // each one is checked.
 std::vector<std::pair<std::string, SimTime>> nccl_times(const topo::Topology& t, C coll, ByteCount bytes) {
   std::vector<std::pair<std::string, SimTime>> times;
-  for (const char* algo : {"ring", "tree", "nvls", "nvlstree", "pat", "p2p"})
+  for (const char* algo : {"ring", "tree", "nvls", "nvlstree", "pat", "p2p", "allpairs"})
     for (const char* proto : {"ll", "ll128", "simple"}) {
       const std::string name = fmt::format("nccl:{}:{}", algo, proto);
       try {

@@ -8,18 +8,11 @@
 #include <tuple>
 
 #include "ccforge/sim/sim.hpp"
-#include "source_dir.hpp"
+#include "topology_cache.hpp"
 
 namespace ccforge::sim {
 namespace {
 
-const topo::Topology& load(const std::string& name) {
-  static std::map<std::string, topo::Topology> cache;
-  auto it = cache.find(name);
-  if (it == cache.end())
-    it = cache.emplace(name, topo::load_topology(std::string(CCFORGE_SOURCE_DIR) + "/data/topologies/" + name)).first;
-  return it->second;
-}
 CallSpec half(ByteCount bytes) { return CallSpec{bytes, DataType::Half}; }
 
 TEST(NcclSpace, StartsWithNcclsPickAndListsDistinctRunnablePoints) {

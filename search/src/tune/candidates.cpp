@@ -66,10 +66,11 @@ TopologyInputs topology_inputs(const topo::Topology& topo, ir::Collective coll) 
 }
 
 // The protocol only labels a schedule: no generator's steps depend on it (generators_test
-// "ProtocolOnlyRelabelsTheSchedule") and neither the checker nor the runtime rules read it. So each grid
-// point is built and proven once, with Simple, and copied (or its runtime rejection repeated) for LL and
-// LL128 under the name candidate_name() gives them (the protocol is its last field); this was two thirds
-// of the building and checking.
+// "ProtocolOnlyRelabelsTheSchedule") and the checker does not read it. So each grid point is built and
+// proven once, with Simple, and copied (or its runtime rejection repeated) for LL and LL128 under the
+// name candidate_name() gives them (the protocol is its last field); this was two thirds of the building
+// and checking. One runtime rule reads the protocol (RCCL refuses LL128, runtime.protocol), so each copy
+// is held to the runtime rules again.
 std::string relabelled_name(const std::string& simple_name, ir::Protocol protocol) {
   const std::string_view simple_label = ir::to_string(ir::Protocol::Simple);
   return simple_name.substr(0, simple_name.size() - simple_label.size()) + ir::to_string(protocol);
@@ -242,7 +243,7 @@ void add(Proven&& p, const GridGroup& group, const GenRequest& req, CandidateSet
 }
 
 // Appends the group's candidates and rejections to `out` in the listed order: protocol, then grid point.
-void assemble(GridGroup& group, CandidateSet& out) {
+void assemble(GridGroup& group, const DeployTarget& target, CandidateSet& out) {
   // Per grid point, where its Simple build landed: an index in out.accepted, or in out.rejected when
   // the runtime cannot run it.
   std::vector<std::optional<std::size_t>> simple_built(group.requests.size()), simple_unfit(group.requests.size());
@@ -251,7 +252,11 @@ void assemble(GridGroup& group, CandidateSet& out) {
       GenRequest req = group.requests[i];
       req.protocol = kProtocols[p];
       if (simple_built[i]) {
-        out.accepted.push_back(relabelled(out.accepted[*simple_built[i]], req));
+        Candidate copy = relabelled(out.accepted[*simple_built[i]], req);
+        if (std::optional<std::string> misfit = runtime_misfit(copy.algorithm, target))
+          out.rejected.push_back({std::move(copy.name), std::move(*misfit)});
+        else
+          out.accepted.push_back(std::move(copy));
       } else if (simple_unfit[i]) {
         const Rejection& r = out.rejected[*simple_unfit[i]];
         out.rejected.push_back({relabelled_name(r.name, req.protocol), r.reason});
@@ -336,7 +341,7 @@ std::vector<CandidateSet> enumerate_candidates(const topo::Topology& topo, const
   builder.build_simple();
   builder.build_other_protocols();
   std::vector<CandidateSet> sets(colls.size());
-  for (GridGroup& group : groups) assemble(group, sets[group.coll]);
+  for (GridGroup& group : groups) assemble(group, target, sets[group.coll]);
   return sets;
 }
 

@@ -181,7 +181,7 @@ SimResult simulate_nccl_point(const topo::Topology& topo, ir::Collective coll, c
       break;
     case NcclAlgo::AllPairs:
       nccl::lower_all_pairs(low, ncall);
-      base = nccl::rccl_msccl_costs(params.table, choice.proto, topo.gpu(0).arch).base;
+      base = msccl_runtime_costs(params.table, ir::Runtime::Rccl).base;
       break;
   }
   const EngineStats stats = low.run();

@@ -64,16 +64,9 @@ std::optional<NcclChoice> rccl_msccl_choice(const topo::Topology& topo, ir::Coll
   return std::nullopt;
 }
 
-ProtocolCosts rccl_msccl_costs(const ParamTable& params, ir::Protocol proto, topo::GpuArch arch) {
-  ProtocolCosts c = protocol_costs(params, proto, arch);
-  const std::string key = fmt::format("sim.rccl.msccl.tb_bw.{}.{}", ir::to_string(proto), topo::param_key(arch));
-  if (const Param* rate = params.find(key)) c.tb_bytes_per_s = Bandwidth::GBps(rate->value).bytes_per_s / c.wire_efficiency;
-  c.base = SimTime::from_us(params.get("sim.rccl.msccl.base_us"));
-  return c;
-}
-
 void lower_all_pairs(Lowering& low, const NcclCall& call) {
-  const ProtocolCosts costs = rccl_msccl_costs(low.params(), call.proto, low.arch());
+  const ProtocolCosts costs = msccl_protocol_costs(low.params(), call.proto, low.arch(), ir::Runtime::Rccl);
+  const SimTime handoff = msccl_runtime_costs(low.params(), ir::Runtime::Rccl).dep_handoff;
   const int p = low.topo().num_gpus();
   // Per channel every rank owns 1/p of the channel's part; the channels are identical, so one weighted
   // task stands for all of them (as lower_p2p).
@@ -82,20 +75,27 @@ void lower_all_pairs(Lowering& low, const NcclCall& call) {
   const std::uint32_t scatter = low.graph().add_label("all-pairs reduce-scatter send");
   const std::uint32_t reduce = low.graph().add_label("all-pairs reduce");
   const std::uint32_t gather = low.graph().add_label("all-pairs allgather send");
+  const std::uint32_t flag = low.graph().add_label("flag wait");
   std::vector<int> tracks(p);
   for (int r = 0; r < p; ++r) tracks[r] = low.track(fmt::format("rank {} all-pairs x{}", r, call.nchannels));
   // Phase 1: every rank sends each peer that peer's share of its buffer; the owner reduces the p-1
-  // received shares into its own (the "re" steps), then sends the result to every peer.
+  // received shares into its own (the "re" steps), then sends the result to every peer. As in the
+  // bundled files, the reducing threadblock waits on the receiving ones and the sending ones on it: two
+  // cross-threadblock handoffs, charged as the MSCCL lowering charges every depid.
   std::vector<std::vector<TaskId>> arriving(p);
   for (int src = 0; src < p; ++src)
     for (int dst = 0; dst < p; ++dst)
       if (src != dst) arriving[dst].push_back(low.add_transfer(src, dst, share, costs, tracks[src], scatter, true, weight));
   for (int owner = 0; owner < p; ++owner) {
+    const TaskId received = low.add_local(handoff, -1, flag);
+    for (TaskId t : arriving[owner]) low.graph().depend(t, received);
     const TaskId sum = low.add_local(local_reduce_time(low.params(), low.arch(), (p - 1) * share * weight), tracks[owner], reduce);
-    for (TaskId t : arriving[owner]) low.graph().depend(t, sum);
+    low.graph().depend(received, sum);
+    const TaskId reduced = low.add_local(handoff, -1, flag);
+    low.graph().depend(sum, reduced);
     for (int dst = 0; dst < p; ++dst) {
       if (dst == owner) continue;
-      low.graph().depend(sum, low.add_transfer(owner, dst, share, costs, tracks[owner], gather, true, weight));
+      low.graph().depend(reduced, low.add_transfer(owner, dst, share, costs, tracks[owner], gather, true, weight));
     }
   }
 }

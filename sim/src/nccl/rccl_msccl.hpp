@@ -16,8 +16,4 @@ bool rccl_msccl_node(const topo::Topology& topo);
 // nullopt where RCCL falls back to its NCCL-derived tuning model.
 std::optional<NcclChoice> rccl_msccl_choice(const topo::Topology& topo, ir::Collective coll, double bytes);
 
-// The protocol costs RCCL's MSCCL kernel runs at: protocol_costs with sim.rccl.msccl.tb_bw.<proto>.<arch>
-// where measured and the MSCCL kernel's own per-call base, sim.rccl.msccl.base_us.
-ProtocolCosts rccl_msccl_costs(const ParamTable& params, ir::Protocol proto, topo::GpuArch arch);
-
 }  // namespace ccforge::sim::nccl
