@@ -12,6 +12,7 @@ FlowNetwork::FlowNetwork(std::vector<double> link_capacity, std::size_t max_flow
                          Resolve resolve)
     : capacity_(std::move(link_capacity)),
       flows_on_link_(capacity_.size()),
+      occurrence_on_link_(capacity_.size()),
       flows_(max_flows),
       reschedule_(std::move(reschedule)),
       link_mark_(capacity_.size(), 0),
@@ -37,7 +38,13 @@ void FlowNetwork::start(std::uint32_t flow, const std::vector<std::uint32_t>& li
   Flow& f = flows_[flow];
   f = Flow{&links, wire_bytes, 0.0, rate_cap, weight, now, f.generation + 1, true};
   mark_dirty(links);
-  for (std::uint32_t l : links) flows_on_link_[l].push_back(flow);
+  f.slots = take_slots(links.size());
+  for (std::uint32_t k = 0; k < links.size(); ++k) {
+    auto& on = flows_on_link_[links[k]];
+    slots_[f.slots + k] = static_cast<std::uint32_t>(on.size());
+    on.push_back(flow);
+    occurrence_on_link_[links[k]].push_back(k);
+  }
   add_cap_load(f, 1.0);
   started_.push_back(flow);
 }
@@ -47,14 +54,35 @@ bool FlowNetwork::finish(std::uint32_t flow, std::uint32_t generation) {
   if (!f.active || f.generation != generation) return false;
   f.active = false;
   mark_dirty(*f.links);
-  for (std::uint32_t l : *f.links) {
+  // Swap-remove each occurrence from its link's list, in O(1): order inside a link does not affect
+  // the solution (beyond rounding), and a link carries a thousand flows in a 1024-rank alltoall.
+  for (std::uint32_t k = 0; k < f.links->size(); ++k) {
+    const std::uint32_t l = (*f.links)[k];
     auto& on = flows_on_link_[l];
-    auto it = std::find(on.begin(), on.end(), flow);
-    *it = on.back();  // swap-remove: order inside a link does not affect the solution
+    auto& occ = occurrence_on_link_[l];
+    const std::uint32_t at = slots_[f.slots + k];
+    on[at] = on.back();
+    occ[at] = occ.back();
+    slots_[flows_[on[at]].slots + occ[at]] = at;
     on.pop_back();
+    occ.pop_back();
   }
+  free_slots_[f.links->size()].push_back(f.slots);
   add_cap_load(f, -1.0);
   return true;
+}
+
+std::uint32_t FlowNetwork::take_slots(std::size_t count) {
+  if (free_slots_.size() <= count) free_slots_.resize(count + 1);
+  auto& free = free_slots_[count];
+  if (!free.empty()) {
+    const std::uint32_t base = free.back();
+    free.pop_back();
+    return base;
+  }
+  const auto base = static_cast<std::uint32_t>(slots_.size());
+  slots_.resize(slots_.size() + count);
+  return base;
 }
 
 void FlowNetwork::add_cap_load(const Flow& f, double sign) {

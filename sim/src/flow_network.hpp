@@ -67,7 +67,9 @@ class FlowNetwork {
     SimTime updated;
     std::uint32_t generation = 0;
     bool active = false;
+    std::uint32_t slots = 0;  // while active: slots_[slots + k] = index of links[k]'s entry in its link's list
   };
+  std::uint32_t take_slots(std::size_t count);
   // Whether the flows now on `link` could saturate it (see the header comment).
   bool binding(std::uint32_t link) const {
     return unbounded_on_[link] > 0 || cap_load_[link] >= capacity_[link] * (1.0 - kBindingMargin);
@@ -94,6 +96,9 @@ class FlowNetwork {
 
   std::vector<double> capacity_;
   std::vector<std::vector<std::uint32_t>> flows_on_link_;
+  std::vector<std::vector<std::uint32_t>> occurrence_on_link_;  // per entry of flows_on_link_: k in the flow's links
+  std::vector<std::uint32_t> slots_;                   // pooled per active flow (Flow::slots)
+  std::vector<std::vector<std::uint32_t>> free_slots_;  // per block length, blocks of slots_ free again
   std::vector<Flow> flows_;
   Reschedule reschedule_;
   // Component search scratch, reused: epoch marks clear in O(1).

@@ -71,34 +71,34 @@ void expect_same_rates(const std::vector<double>& capacity, const std::vector<st
   EXPECT_GT(compared, 1000);
 }
 
-TEST(FlowNetwork, SelectiveReSolveMatchesTheFullReSolveOnRandomFlows) {
-  // 24 links of mixed capacity, paths of 1-3 distinct links: many small components that merge and split.
-  std::mt19937 rng(7);
+// 24 links of mixed capacity, 48 paths of 1-3 distinct links: many small components that merge and split.
+struct RandomLinks {
   std::vector<double> capacity;
-  for (int l = 0; l < 24; ++l) capacity.push_back(1e9 * (1 + rng() % 8));
-  std::vector<std::vector<std::uint32_t>> paths(48);
-  for (auto& p : paths) {
+  std::vector<std::vector<std::uint32_t>> paths;
+};
+RandomLinks random_links(unsigned seed) {
+  std::mt19937 rng(seed);
+  RandomLinks r;
+  for (int l = 0; l < 24; ++l) r.capacity.push_back(1e9 * (1 + rng() % 8));
+  r.paths.resize(48);
+  for (auto& p : r.paths) {
     for (int n = 1 + static_cast<int>(rng() % 3); n > 0; --n) {
-      const auto l = static_cast<std::uint32_t>(rng() % capacity.size());
+      const auto l = static_cast<std::uint32_t>(rng() % r.capacity.size());
       if (std::find(p.begin(), p.end(), l) == p.end()) p.push_back(l);
     }
   }
-  for (unsigned seed : {1u, 2u, 3u}) expect_same_rates(capacity, paths, seed);
+  return r;
+}
+
+TEST(FlowNetwork, SelectiveReSolveMatchesTheFullReSolveOnRandomFlows) {
+  const RandomLinks links = random_links(7);
+  for (unsigned seed : {1u, 2u, 3u}) expect_same_rates(links.capacity, links.paths, seed);
 }
 
 TEST(FlowNetwork, SelectiveReSolveMatchesTheFullReSolveWhenLinksStopBinding) {
   // As above, every flow capped: links come and go from the problem as their flows' caps outgrow them.
-  std::mt19937 rng(5);
-  std::vector<double> capacity;
-  for (int l = 0; l < 24; ++l) capacity.push_back(1e9 * (1 + rng() % 8));
-  std::vector<std::vector<std::uint32_t>> paths(48);
-  for (auto& p : paths) {
-    for (int n = 1 + static_cast<int>(rng() % 3); n > 0; --n) {
-      const auto l = static_cast<std::uint32_t>(rng() % capacity.size());
-      if (std::find(p.begin(), p.end(), l) == p.end()) p.push_back(l);
-    }
-  }
-  for (unsigned seed : {4u, 5u, 6u}) expect_same_rates(capacity, paths, seed, true);
+  const RandomLinks links = random_links(5);
+  for (unsigned seed : {4u, 5u, 6u}) expect_same_rates(links.capacity, links.paths, seed, true);
 }
 
 TEST(FlowNetwork, SelectiveReSolveMatchesTheFullReSolveOnLongChains) {
