@@ -115,6 +115,7 @@ void run(const CalibrateFlags& f, bool launch_given) {
   print_summary(result);
   if (!result.not_identified.empty())
     fmt::print("# not fitted (no measured point depends on them): {}\n", fmt::join(result.not_identified, ", "));
+  for (const auto& held : result.held) fmt::print("# held at its default: {}: {}\n", held.name, held.reason);
   validate::write_calibrated_profile(result, f.out);
   fmt::print("# wrote {}\n", f.out);
   if (!f.plot.empty()) {

@@ -1,15 +1,17 @@
-// `ccforge calibrate`: Levenberg-Marquardt on relative errors over a few physical parameters, each
-// searched in [0, 1] of its physical range; the Jacobian is taken by finite differences, re-running the
+// `ccforge calibrate`: Levenberg-Marquardt on relative errors over the physical parameters the data can
+// identify (identifiability.cpp), each searched in [0, 1] of its physical range; the Jacobian is taken by finite differences, re-running the
 // simulator (a few ms per point), since the simulator has no derivatives.
 #include <algorithm>
 #include <cmath>
 #include <map>
 #include <tuple>
+#include <utility>
 
 #include <Eigen/Dense>
 
 #include "ccforge/validate/validate.hpp"
 #include "fit_model.hpp"
+#include "identifiability.hpp"
 
 namespace ccforge::validate {
 namespace {
@@ -97,6 +99,25 @@ std::pair<std::vector<FitParam>, std::vector<std::string>> identifiable(const Fi
   return {kept, dropped};
 }
 
+// The fitted sizes of NCCL's own runs, for each collective NCCL's baseline simulates: where a parameter
+// reaches beyond the measured collective.
+std::vector<Measurement> across_collectives(const std::vector<Measurement>& fit_points) {
+  std::vector<Measurement> probe;
+  for (const char* coll : {"allreduce", "allgather", "reducescatter", "broadcast", "reduce"})
+    for (Measurement m : fit_points)
+      if (m.algorithm == "NCCL") m.collective = coll, probe.push_back(m);
+  return probe;
+}
+
+// Per parameter, how many of `model`'s points its Jacobian column moves.
+std::vector<int> points_moved(const FitModel& model) {
+  const Eigen::VectorXd u0 = model.initial();
+  const Eigen::MatrixXd J = jacobian(model, u0, model.residuals(u0));
+  std::vector<int> moved;
+  for (Eigen::Index k = 0; k < J.cols(); ++k) moved.push_back(static_cast<int>((J.col(k).array() != 0.0).count()));
+  return moved;
+}
+
 }  // namespace
 
 std::optional<double> mean_abs_error_pct(const std::vector<CalibrationPoint>& points, bool held_out, bool after) {
@@ -122,8 +143,16 @@ CalibrationResult calibrate(const std::filesystem::path& topology_file, const to
 
   CalibrationResult result;
   const FitModel probe(topology_file, load, options.params, fit_points, algorithms, options.base);
-  const auto [params, not_identified] = identifiable(probe, options.params);
+  const auto [visible, not_identified] = identifiable(probe, options.params);
   result.not_identified = not_identified;
+  const FitModel visible_model(topology_file, load, visible, fit_points, algorithms, options.base);
+  const Eigen::VectorXd v0 = visible_model.initial();
+  const FitModel reach_model(topology_file, load, visible, across_collectives(fit_points), algorithms, options.base);
+  Separable separable = visible.empty() ? Separable{}
+                                        : separable_params(jacobian(visible_model, v0, visible_model.residuals(v0)), visible,
+                                                           points_moved(reach_model));
+  result.held = std::move(separable.held);
+  const std::vector<FitParam>& params = separable.fitted;
   const FitModel everything(topology_file, load, params, all, algorithms, options.base);
   const FitModel fit(topology_file, load, params, fit_points, algorithms, options.base);
   const Eigen::VectorXd u0 = fit.initial();

@@ -201,11 +201,17 @@ std::string model_error_csv(const SweepResult& result, const std::vector<Candida
 
 // ---- Calibration: least-squares fit of a few physical model parameters to measured times ----
 
+// Where a fit parameter's default comes from: a value cited from NCCL's source or a datasheet, or one
+// that was itself fitted to a measurement. When the data cannot separate two parameters, calibrate holds
+// the better-sourced (Cited) one at its default and fits the other.
+enum class Provenance { Cited, Measured };
+
 // One fitted parameter, searched inside physical bounds [lower, upper].
 struct FitParam {
   std::string name;  // a profile name: link.* (topology) or sim.* (simulator, from sim::knob_param)
   double lower = 0.0;
   double upper = 0.0;
+  Provenance provenance = Provenance::Cited;
 };
 
 // The parameters calibrate fits by default for the topology's GPU architecture (only those the model has).
@@ -232,11 +238,20 @@ struct CalibrationPoint {
   bool held_out = false;   // not used by the fit
 };
 
+// A parameter calibrate left at its default although the data moves it, and why.
+struct HeldParam {
+  std::string name;
+  std::string reason;  // e.g. "not separable from sim.base.LL_us (condition index 412 > 30)"
+};
+
 struct CalibrationResult {
   std::vector<Param> fitted;  // name, value, unit, source
   // Asked-for parameters that no fitted point's simulated time depends on (e.g. NVLS terms of a
   // ring-forced log): not fitted, not written.
   std::vector<std::string> not_identified;
+  // Asked-for parameters the data moves but cannot tell apart from others (collinear columns of the
+  // fit's Jacobian): held at their defaults, not written.
+  std::vector<HeldParam> held;
   std::vector<Param> initial;
   std::vector<CalibrationPoint> points;
   int iterations = 0;
