@@ -203,11 +203,16 @@ NodeView pcie_view(const topo::Topology& topo, const TuningConstants& tables) {
 NodeView net_view(const topo::Topology& topo, double port_gbs) {
   const topo::GpuInfo& g = topo.gpu(0);
   const double path = std::min(g.pcie_bandwidth.gbps() * kNcclPciePerTopologyPcie, g.nic_bandwidth.gbps());
-  std::set<std::uint32_t> nics;
-  for (int r = 0; r < topo.gpus_per_node(); ++r) {
-    if (topo.gpu(r).nearest_nic) nics.insert(topo.gpu(r).nearest_nic->v);
+  // Every node searches its own NICs; the communicator keeps the fewest channels any node found
+  // (init.cc: nChannels = min over ranks), so the node with the fewest NICs in service decides.
+  int per_node = std::numeric_limits<int>::max();
+  for (int node = 0; node < topo.num_nodes(); ++node) {
+    std::set<std::uint32_t> nics;
+    for (int r = node * topo.gpus_per_node(); r < (node + 1) * topo.gpus_per_node(); ++r) {
+      if (topo.gpu(r).nearest_nic) nics.insert(topo.gpu(r).nearest_nic->v);
+    }
+    per_node = std::min(per_node, static_cast<int>(nics.size()));
   }
-  const int per_node = static_cast<int>(nics.size());
   return {path, port_gbs, [path, port_gbs, per_node](double speed) {
             return std::min(per_node * fit(path, speed), fit(port_gbs, speed));
           }};

@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "ccforge/sim/mesh_rings.hpp"
+#include "ccforge/sim/node_rings.hpp"
 #include "costs.hpp"
 #include "copy_folding.hpp"
 #include "nccl_lowering.hpp"
@@ -29,18 +30,14 @@ RingChunking ring_chunking(ir::Protocol proto) {
 }
 
 // Ring order of channel c: on a direct-link mesh the c-th of the searched rings (sim/mesh_rings.hpp);
-// otherwise node by node, across nodes the local GPUs rotated by c so channels leave each node from
-// different GPUs (and thus NICs), as NCCL's multi-ring search does. Inside one switched node all
-// channels share one ring.
+// across nodes entering each node at a GPU whose NIC is in service, a different one per channel
+// (sim/node_rings.hpp), as NCCL's multi-ring search does. Inside one switched node all channels share
+// one ring.
 std::vector<int> ring_order(const topo::Topology& topo, const std::vector<std::vector<int>>& mesh, int channel) {
   if (!mesh.empty()) return mesh[channel % mesh.size()];
-  const int g = topo.gpus_per_node();
-  if (topo.num_nodes() == 1) channel = 0;
-  std::vector<int> order;
-  order.reserve(topo.num_gpus());
-  for (int node = 0; node < topo.num_nodes(); ++node) {
-    for (int i = 0; i < g; ++i) order.push_back(node * g + (i + channel) % g);
-  }
+  if (topo.num_nodes() > 1) return multi_node_ring(topo, channel);
+  std::vector<int> order(static_cast<std::size_t>(topo.num_gpus()));
+  for (int r = 0; r < topo.num_gpus(); ++r) order[static_cast<std::size_t>(r)] = r;
   return order;
 }
 
@@ -161,7 +158,7 @@ void lower_ring(Lowering& low, const NcclCall& call, bool fold) {
   const bool chain = call.coll == ir::Collective::Broadcast || call.coll == ir::Collective::Reduce;
   const std::vector<std::vector<int>> mesh = mesh_rings(low.topo());
   // Channels with the same ring are identical: simulate one, weighted by how many it stands for.
-  int distinct = low.topo().num_nodes() == 1 ? 1 : std::min(call.nchannels, low.topo().gpus_per_node());
+  int distinct = low.topo().num_nodes() == 1 ? 1 : std::min(call.nchannels, static_cast<int>(rail_entries(low.topo()).size()));
   if (!mesh.empty()) distinct = std::min(call.nchannels, static_cast<int>(mesh.size()));
   // Across nodes the distinct rings are rotations of one another; where the topology is symmetric under
   // that rotation, one ring stands for all (exact, copy_folding.hpp).

@@ -4,6 +4,7 @@
 #include <map>
 #include <optional>
 
+#include "ccforge/sim/node_rings.hpp"
 #include "copy_folding.hpp"
 #include "costs.hpp"
 #include "nccl_lowering.hpp"
@@ -110,10 +111,13 @@ std::optional<FoldedSends> fold_rotations(Lowering& low, int which) {
 void lower_tree(Lowering& low, const NcclCall& call, bool fold) {
   const ProtocolCosts costs = protocol_costs(low.params(), call.proto, low.arch());
   const topo::Topology& topo = low.topo();
-  // Channel c runs tree c % 2 with its node chains rotated by (c / 2) % ppn, so that channels leave
-  // and enter nodes through different GPUs and NICs. Inside one node both trees are the same chain and
-  // every channel runs it. Channels with the same shape are simulated once, weighted by their count.
-  const int shapes = topo.num_nodes() == 1 ? 1 : std::min(call.nchannels, 2 * topo.gpus_per_node());
+  // Channel c runs tree c % 2 with its node chains starting at entries[(c / 2) % entries], GPUs with a
+  // NIC in service (sim/node_rings.hpp), so that channels leave and enter nodes through different GPUs
+  // and NICs. Inside one node both trees are the same chain and every channel runs it. Channels with the
+  // same shape are simulated once, weighted by their count.
+  const std::vector<int> entries = rail_entries(topo);
+  const int rails = static_cast<int>(entries.size());
+  const int shapes = topo.num_nodes() == 1 ? 1 : std::min(call.nchannels, 2 * rails);
   // Across nodes the rotations of a tree are images of one another: where that is exact, one rotation
   // per tree stands for all.
   const int g = topo.gpus_per_node();
@@ -131,7 +135,7 @@ void lower_tree(Lowering& low, const NcclCall& call, bool fold) {
     double weight = 0;
     for (int c = s; c < call.nchannels; c += shapes) ++weight;
     const int which = s % 2;
-    const int rotation = (s / 2) % topo.gpus_per_node();
+    const int rotation = entries[static_cast<std::size_t>((s / 2) % rails)];
     lower_tree_channel(low, call, costs, gpu_tree(topo, which, rotation), fmt::format("tree {} rot {}", which, rotation),
                        weight, nullptr);
   }

@@ -80,7 +80,8 @@ Generated try_generate(const GeneratorInfo& gen, const GenRequest& request);
 // are equivalent and the identity order is repeated; on direct-connect graphs (DGX-1 hybrid cube-mesh,
 // xGMI meshes) rings are Hamiltonian cycles over direct GPU-GPU links that use disjoint link capacity,
 // so fewer than `count` may come back; multi-node rings visit nodes in order, ring j entering each node
-// at local GPU j so that its crossings use rail j.
+// at the j-th local GPU whose NIC is in service on every node (local GPU j on a healthy rail-optimised
+// cluster), so that its crossings use that rail: at most one ring per such rail (sim/node_rings.hpp).
 std::vector<std::vector<int>> find_rings(const topo::Topology& topo, int count);
 
 // Lower bounds (algorithms.md §10) on the time of one call with `bytes` as nccl-tests counts them

@@ -1,0 +1,28 @@
+// Where channels cross between nodes, and the multi-node rings that cross there: one definition for
+// sim's NCCL baseline (ring and tree channels) and search's ring generators (search::find_rings).
+//
+// NCCL's topology search builds each inter-node channel around one NIC that exists: it walks the NICs
+// the node has, in turn per channel, and enters the node at the GPU most local to that NIC, leaving
+// again towards the same NIC (src/graph/search.cc ncclTopoSearchRecNet: `nets[(nChannels+i)%netCount]`,
+// then "the most local GPUs"; crossNic 0). A NIC that is gone (a port down is skipped by the IB
+// transport) carries no channel, and the GPU behind it is only passed through inside its node.
+#pragma once
+
+#include <vector>
+
+#include "ccforge/topology/topology.hpp"
+
+namespace ccforge::sim {
+
+// Local GPU indices at which channels enter and leave every node, ascending: GPUs that are the most
+// local GPU of a NIC in service (behind its PCIe switch, else on its NUMA node, then the lowest index), on every node alike, so that
+// a ring's crossing stays on one rail (cross-rail routes would leave through another NIC, topology/README).
+// All local GPUs when the nodes have no NICs or no rail is alive on all of them.
+std::vector<int> rail_entries(const topo::Topology& topo);
+
+// Channel `channel`'s ring over several nodes: node by node, each node's GPUs from its entry e =
+// rail_entries()[channel % size] on (e, e+1, ..., e-1), so that the ring leaves from GPU e-1 towards
+// the next node's GPU e and its crossing travels over rail e (PXN: relayed over NVLink to GPU e's NIC).
+std::vector<int> multi_node_ring(const topo::Topology& topo, int channel);
+
+}  // namespace ccforge::sim
