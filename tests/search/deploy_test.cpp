@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "ccforge/common/atomic_file.hpp"
+#include "ccforge/common/output_path.hpp"
 #include "ccforge/search/search.hpp"
 #include "ccforge/sim/sim.hpp"
 #include "ccforge/topology/topology.hpp"
@@ -186,6 +187,14 @@ TEST(Deploy, ADirectoryWithForeignFilesIsRefusedBeforeAnyWork) {
   }
   EXPECT_TRUE(fs::exists(dir / "notes.txt"));
   EXPECT_FALSE(fs::exists(dir / "checkpoint.jsonl"));
+}
+
+// Each MPI rank checks --out before working; one rank's probe file must not fail another's check.
+TEST(Deploy, AnotherProcesssWriteProbeIsNotForeign) {
+  const fs::path dir = fresh_dir("probe");
+  fs::create_directories(dir);
+  write_file_atomically(dir / (std::string(kWriteProbePrefix) + "12345"), "");
+  EXPECT_NO_THROW(tune(load("ndv5"), options(dir, {C::AllReduce}), sim::SimParams{}));
 }
 
 TEST(Deploy, NoStagingDirectoryIsLeftBehind) {

@@ -8,6 +8,7 @@
 #include <fmt/core.h>
 
 #include "ccforge/common/atomic_file.hpp"
+#include "ccforge/common/output_path.hpp"
 
 namespace ccforge::search {
 
@@ -30,7 +31,8 @@ bool rank_checkpoint(const std::string& name) {
 
 bool own_entry(const std::string& name) {
   return std::find(kOwnEntries.begin(), kOwnEntries.end(), name) != kOwnEntries.end() || rank_checkpoint(name) ||
-         name.find(".tmp.") != std::string::npos;  // a write_file_atomically temporary of a killed run
+         name.find(".tmp.") != std::string::npos ||  // a write_file_atomically temporary of a killed run
+         name.starts_with(kWriteProbePrefix);        // another rank's output check, under way or killed
 }
 
 bool tuned_now(const TuneResult& result, const std::string& collective) {

@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <filesystem>
 #include <string>
+#include <string_view>
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -17,6 +18,10 @@
 namespace ccforge {
 
 enum class OutputKind { File, Directory };
+
+// The probe file check_output_path creates and removes; another process of the same job (an MPI rank)
+// may see it for a moment, so directory checks take it as the job's own.
+inline constexpr std::string_view kWriteProbePrefix = ".ccforge-write-probe.";
 
 namespace detail {
 
@@ -53,7 +58,7 @@ inline void check_output_path(const std::filesystem::path& path, OutputKind kind
   }
   const std::filesystem::path folder =
       detail::existing_folder(kind == OutputKind::File ? path.parent_path() : path, target, flag);
-  const std::filesystem::path probe = folder / (".ccforge-write-probe." + std::to_string(::getpid()));
+  const std::filesystem::path probe = folder / (std::string(kWriteProbePrefix) + std::to_string(::getpid()));
   const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
   if (fd < 0) {
     const int error = errno;
