@@ -70,10 +70,14 @@ Separable separable_params(const Eigen::MatrixXd& jacobian, const std::vector<Fi
       std::partial_sort(order.begin(), order.begin() + 2, order.end(), [&](auto a, auto b) { return pi[a] > pi[b]; });
       group = {order[0], order[1]};
     }
-    // Hold the best-sourced member; among equals the one with the widest reach (a value fitted here would
-    // move the most predictions the data never checked), then the one the data determines least.
+    // Hold the member with the widest reach: the fitted members absorb the whole group's shared effect
+    // (and whatever model error looks like it) and carry it to every point they move, so the one that
+    // moves the most points the data never checked must keep its default. ND H100 v5 allgather: the
+    // NVSwitch hop latency (all 105 probe points: ring steps of every collective, NVLS's multimem
+    // handoff) vs the LL base (57 LL points); fitting the latency there moved allreduce's ring LL and
+    // NVLS rows by -8..-14 %. Then the better-sourced (Cited) member, then the one determined least.
     const auto rank = [&](std::size_t c) {
-      return std::tuple(params[active[c]].provenance == Provenance::Cited, reach[active[c]], pi[static_cast<Eigen::Index>(c)]);
+      return std::tuple(reach[active[c]], params[active[c]].provenance == Provenance::Cited, pi[static_cast<Eigen::Index>(c)]);
     };
     const auto hold = *std::max_element(group.begin(), group.end(), [&](std::size_t a, std::size_t b) { return rank(a) < rank(b); });
     std::vector<std::size_t> members;

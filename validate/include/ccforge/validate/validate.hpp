@@ -203,7 +203,8 @@ std::string model_error_csv(const SweepResult& result, const std::vector<Candida
 
 // Where a fit parameter's default comes from: a value cited from NCCL's source or a datasheet, or one
 // that was itself fitted to a measurement. When the data cannot separate two parameters, calibrate holds
-// the better-sourced (Cited) one at its default and fits the other.
+// the one that reaches more points beyond the data at its default, the better-sourced (Cited) one
+// among equals, and fits the other (identifiability.cpp).
 enum class Provenance { Cited, Measured };
 
 // One fitted parameter, searched inside physical bounds [lower, upper].
