@@ -95,7 +95,7 @@ std::string plot_title(const SimFlags& f, const topo::Topology& topo, const std:
 }
 
 // Table, CSV or JSON. One collective prints as it always has; with several, the table has a block per
-// collective and the CSV and JSON rows a leading `collective` column.
+// collective, the CSV a first column `collective` and each JSON row a `collective` member.
 void print_rows(const SimFlags& f, const std::vector<CollectiveRows>& runs, int ngpus, const RunMetadata& metadata) {
   const bool several = runs.size() > 1;
   if (f.format == "csv") fmt::print("{}size_bytes,count,dtype,time_us,algbw_gbs,busbw_gbs,algorithm\n", several ? "collective," : "");
