@@ -12,7 +12,9 @@
 #include "ccforge/validate/charts.hpp"
 #include "ccforge/validate/validate.hpp"
 #include "commands.hpp"
+#include "reduction_flags.hpp"
 #include "run_conditions.hpp"
+#include "shared_flags.hpp"
 #include "topo_input.hpp"
 
 namespace ccforge::cli {
@@ -87,16 +89,15 @@ void run(const CalibrateFlags& f, bool launch_given) {
   load.machine = machine_description(f.topo);
   check_output_path(f.out, OutputKind::File, "--out");
   if (!f.plot.empty()) check_output_path(f.plot, OutputKind::File, "--plot"), plot::check_chart_file(f.plot);
-  std::optional<ir::Collective> coll;
-  if (!f.coll.empty()) {
-    coll = ir::collective_from_string(f.coll);
-    if (!coll) throw CLI::ValidationError("--coll", "unknown collective '" + f.coll + "' (allreduce, allgather, reducescatter, ...)");
-  }
+  // --coll keeps those collectives' runs; a log that does not name its collective is of the one given.
+  const std::vector<ir::Collective> colls = f.coll.empty() ? std::vector<ir::Collective>{} : collectives_flag(f.coll);
+  const std::optional<ir::Collective> unnamed = colls.size() == 1 ? std::optional(colls.front()) : std::nullopt;
   std::vector<validate::Measurement> measured;
   for (const std::string& file : f.measured) {
-    auto runs = validate::read_measurements(file, coll);
+    auto runs = validate::read_measurements(file, unnamed);
     measured.insert(measured.end(), runs.begin(), runs.end());
   }
+  if (!colls.empty()) measured = validate::runs_of_collectives(std::move(measured), colls);
   const auto algorithms = f.algos_dir.empty() ? std::vector<validate::Candidate>{} : validate::load_algorithms(f.algos_dir);
   validate::CalibrationOptions options;
   const topo::Topology topology = topo::load_topology(topo_file, load);
@@ -129,16 +130,17 @@ void run(const CalibrateFlags& f, bool launch_given) {
 void add_calibrate_command(CLI::App& app) {
   auto flags = std::make_shared<CalibrateFlags>();
   CLI::App* cmd = app.add_subcommand("calibrate", "fit the simulator's physical parameters to measured times, write a profile");
-  cmd->add_option("--topo", flags->topo.file, "topology the measurements ran on (default: $NCCL_TOPO_FILE)");
+  add_topo_flag(*cmd, flags->topo.file, true, "the one the measurements ran on");
   add_machine_flags(*cmd, flags->topo);
   cmd->add_option("--measured", flags->measured, "ccforge measured.csv or nccl-tests output logs")->required()->check(CLI::ExistingFile);
-  cmd->add_option("--out", flags->out, "profile to write (read by sim --profile)")->required();
-  cmd->add_option("--plot", flags->plot, "draw the error per size before and after the fit here (.svg or .png)");
+  add_out_flag(*cmd, flags->out, "the profile, read by sim and tune --profile")->required();
+  add_plot_flag(*cmd, flags->plot, "the error per size before and after the fit");
   cmd->add_option("--holdout", flags->holdout, "alternate: fit on every other size, report error on the rest; none: fit on all")
       ->check(CLI::IsMember({"alternate", "none"}))->capture_default_str();
-  cmd->add_option("--coll", flags->coll, "collective of nccl-tests logs without a 'Collective test starting' line");
-  cmd->add_option("--algos", flags->algos_dir, "directory of the MSCCL algorithms measured.csv names")->check(CLI::ExistingDirectory);
-  cmd->add_option("--max-iterations", flags->max_iterations, "Levenberg-Marquardt iterations at most")->check(CLI::Range(1, 1000))->capture_default_str();
+  add_coll_flag(*cmd, flags->coll,
+                "default: all; fit only these collectives' runs; a log without a 'Collective test starting' line is of the one given");
+  add_algos_flag(*cmd, flags->algos_dir, "those measured.csv names");
+  cmd->add_option("--max-iterations", flags->max_iterations, "at most this many Levenberg-Marquardt iterations")->check(CLI::Range(1, 1000))->capture_default_str();
   add_run_condition_flags(*cmd, flags->conditions);
   cmd->callback([flags, cmd] { run(*flags, cmd->count("-g") + cmd->count("-t") > 0); });
 }

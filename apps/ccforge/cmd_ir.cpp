@@ -12,6 +12,7 @@
 #include "ccforge/topology/topology.hpp"
 #include "check_issues.hpp"
 #include "commands.hpp"
+#include "shared_flags.hpp"
 
 namespace ccforge::cli {
 namespace {
@@ -131,25 +132,24 @@ void run_show(const IrFlags& f) {
 }  // namespace
 
 void add_ir_command(CLI::App& app) {
-  CLI::App* ir_cmd = app.add_subcommand("ir", "Import, check, normalise and summarise MSCCL XML algorithms");
+  CLI::App* ir_cmd = app.add_subcommand("ir", "import, check, normalise and summarise MSCCL XML algorithms");
   ir_cmd->require_subcommand(1);
 
   auto flags = std::make_shared<IrFlags>();
-  CLI::App* check = ir_cmd->add_subcommand("check", "Prove structure, limits, deadlock/race freedom and the postcondition; exit 1 on failure");
+  CLI::App* check = ir_cmd->add_subcommand("check", "prove structure, limits, deadlock/race freedom and the postcondition; exit 1 on failure");
   check->add_option("file", flags->file, "MSCCL XML algorithm")->required();
-  check->add_flag("--json", flags->json, "print the report as JSON");
-  check->add_option("--runtime", flags->runtime, "also apply this runtime's load and run rules: " + ir::runtime_names() +
-                                                      " (default: from --gpu's vendor)");
+  add_json_flag(*check, flags->json);
+  add_runtime_flag(*check, flags->runtime, "also apply its load and run rules; default: from --gpu's vendor");
   check->add_option("--gpu", flags->gpu, "GPU model the file runs on (e.g. \"H100 SXM\", MI300X): all of a rank's "
                                               "threadblocks must fit on its SMs/CUs at once");
   check->callback([flags] { run_check(*flags); });
 
-  CLI::App* normalize = ir_cmd->add_subcommand("normalize", "Re-export in ccforge's canonical MSCCL XML form (idempotent)");
+  CLI::App* normalize = ir_cmd->add_subcommand("normalize", "re-export in ccforge's canonical MSCCL XML form (idempotent)");
   normalize->add_option("file", flags->file, "MSCCL XML algorithm")->required();
-  normalize->add_option("--out", flags->out, "write here (atomically) instead of stdout");
+  add_out_flag(*normalize, flags->out, "the file, written atomically; default: stdout");
   normalize->callback([flags] { run_normalize(*flags); });
 
-  CLI::App* show = ir_cmd->add_subcommand("show", "Per-rank tb/step counts, chunks sent per peer, critical path");
+  CLI::App* show = ir_cmd->add_subcommand("show", "per-rank tb/step counts, chunks sent per peer, critical path");
   show->add_option("file", flags->file, "MSCCL XML algorithm")->required();
   show->callback([flags] { run_show(*flags); });
 }

@@ -2,6 +2,7 @@
 #include "ccforge/topology/topology.hpp"
 #include "ccforge/common/output_path.hpp"
 #include "commands.hpp"
+#include "shared_flags.hpp"
 #include "topo_input.hpp"
 
 #include <CLI/CLI.hpp>
@@ -25,10 +26,10 @@ struct TopoFlags {
 };
 
 void add_input_flags(CLI::App& cmd, TopoFlags& f) {
-  cmd.add_option("file", f.input.file, "NCCL topology XML, ccforge <node> file or ccforge <cluster> file (default: $NCCL_TOPO_FILE)");
+  cmd.add_option("file", f.input.file, "topology: " + kTopologyFileHelp)->default_str("$NCCL_TOPO_FILE");
   add_machine_flags(cmd, f.input);
   add_what_if_flags(cmd, f.input);
-  cmd.add_option("--profile", f.profile, "profile file overriding link.* model parameters");
+  add_profile_flag(cmd, f.profile, "only its link.* parameters apply");
 }
 
 topo::LoadOptions load_options(const TopoFlags& f) {
@@ -131,13 +132,13 @@ void run_check(const TopoFlags& f) {
 }  // namespace
 
 void add_topo_command(CLI::App& app) {
-  CLI::App* topo_cmd = app.add_subcommand("topo", "Load, check and show cluster topologies");
+  CLI::App* topo_cmd = app.add_subcommand("topo", "load, check and show cluster topologies");
   topo_cmd->require_subcommand(1);
   auto flags = std::make_shared<TopoFlags>();
 
-  CLI::App* show = topo_cmd->add_subcommand("show", "Show GPUs, NICs, switches, links and the GPU x GPU route matrix");
+  CLI::App* show = topo_cmd->add_subcommand("show", "show GPUs, NICs, switches, links and the GPU x GPU route matrix");
   add_input_flags(*show, *flags);
-  show->add_flag("--json", flags->json, "print JSON instead of text");
+  add_json_flag(*show, flags->json);
   show->add_option("--write", flags->write,
                    "also save the topology, completed by --gpu-model etc., as a ccforge <node> file that loads without flags");
   show->callback([flags] {
@@ -154,7 +155,7 @@ void add_topo_command(CLI::App& app) {
     }
   });
 
-  CLI::App* check = topo_cmd->add_subcommand("check", "Validate a topology; exit 0 with a one-line summary when fine");
+  CLI::App* check = topo_cmd->add_subcommand("check", "validate a topology; exit 0 with a one-line summary when fine");
   add_input_flags(*check, *flags);
   check->callback([flags] { run_check(*flags); });
 }

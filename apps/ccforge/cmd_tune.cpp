@@ -17,6 +17,7 @@
 #include "invocation.hpp"
 #include "run_conditions.hpp"
 #include "reduction_flags.hpp"
+#include "shared_flags.hpp"
 #include "size_flags.hpp"
 #include "tune_progress.hpp"
 #include "topo_input.hpp"
@@ -86,9 +87,7 @@ void run_tune(const TuneFlags& f, const search::WorkShare* share) {
   const std::string topo_file = topology_file(f.topo, "--topo FILE (or use --list)");
   check_output_path(f.out, OutputKind::Directory, "--out");
   search::TuneOptions options;
-  using C = ir::Collective;
-  options.collectives = collectives_flag(
-      f.coll, {C::AllReduce, C::AllGather, C::ReduceScatter, C::AllToAll, C::Broadcast, C::Reduce, C::Gather, C::Scatter});
+  options.collectives = collectives_flag(f.coll);
   red_op_flag(f.reduction);  // checked; neither the files nor the model depend on it
   // The files tune exports have no root attribute and runtimes run them for every root as written
   // (formats.md §1.5a): a tune for another root would ship files that compute root 0's result.
@@ -151,28 +150,26 @@ void run_tune(const TuneFlags& f, const search::WorkShare* share) {
 void add_tune_command(CLI::App& app, const search::WorkShare* share) {
   auto flags = std::make_shared<TuneFlags>();
   CLI::App* cmd = app.add_subcommand("tune", "find the fastest algorithm per collective and size band, export MSCCL XML");
-  cmd->add_option("--topo", flags->topo.file, "topology file (NCCL topology XML or ccforge cluster file; default: $NCCL_TOPO_FILE)");
+  add_topo_flag(*cmd, flags->topo.file, true);
   add_machine_flags(*cmd, flags->topo);
   add_what_if_flags(*cmd, flags->topo);
-  cmd->add_option("--coll", flags->coll, "all, or a comma list: allreduce,allgather,reducescatter,alltoall,...")->capture_default_str();
+  add_coll_flag(*cmd, flags->coll, "")->capture_default_str();
   add_size_sweep_flags(*cmd, flags->sizes, "1G");
-  cmd->add_option("--out", flags->out, "output directory")->capture_default_str();
+  add_out_flag(*cmd, flags->out, "a folder: algorithms/, selection tables, plots/, report.json, DEPLOY.md")->capture_default_str();
   cmd->add_option("--jobs", flags->jobs, "worker threads (0: all cores)")->check(CLI::Range(0, kMaxJobs))->capture_default_str();
-  cmd->add_option("--min-gain", flags->min_gain, "keep NCCL unless the best candidate is this much faster")
-      ->check(finite_range(0, kMaxMinGain))->capture_default_str();
-  cmd->add_option("-d,--datatype", flags->dtype, "element type: " + data_type_names() + " (decides which sizes split into whole chunks)")->capture_default_str();
+  add_min_gain_flag(*cmd, flags->min_gain, "NCCL stays unless the best candidate beats it")->check(finite_range(0, kMaxMinGain));
+  add_datatype_flag(*cmd, flags->dtype, "decides which sizes split into whole chunks");
   add_op_flag(*cmd, flags->reduction,
-              " (checked; the exported files serve every op, which the runtime picks per call, and the model's time is the same)");
-  add_root_flag(*cmd, flags->reduction, " (exported files have no root and run from 0: only 0 is accepted when tuning rooted collectives)");
-  cmd->add_option("--profile", flags->profile, "profile file overriding link.* and sim.* parameters (ccforge calibrate)");
+              "checked; the exported files serve every op, which the runtime picks per call, and the model's time is the same");
+  add_root_flag(*cmd, flags->reduction, "exported files have no root and run from 0: only 0 is accepted when tuning rooted collectives");
+  add_profile_flag(*cmd, flags->profile);
   add_run_condition_flags(*cmd, flags->conditions);
   cmd->add_flag("--resume", flags->resume, "continue a killed run from DIR/checkpoint.jsonl");
   cmd->add_flag("--all-candidates", flags->all_candidates,
                 "also write every candidate that passed the checker to DIR/candidates/ (for ccforge validate --all-sizes)");
   cmd->add_flag("--no-prune", flags->no_prune, "simulate every candidate at every size (slower; same winners, for checking)");
   cmd->add_flag("--list", flags->list, "print the generator registry and exit");
-  cmd->add_option("--runtime", flags->runtime, "runtime the exported files are for: " + ir::runtime_names() +
-                                                   " (default: rccl for AMD GPUs, msccl-nccl otherwise)");
+  add_runtime_flag(*cmd, flags->runtime, "default: rccl for AMD GPUs, msccl-nccl otherwise");
   cmd->add_flag("--export-rooted", flags->export_rooted,
                 "also export broadcast/reduce/gather/scatter winners (root 0 only) to DIR/algorithms-rooted/");
   auto* space = cmd->add_flag("--nccl-space", flags->nccl_space,

@@ -21,6 +21,7 @@
 #include "commands.hpp"
 #include "run_conditions.hpp"
 #include "reduction_flags.hpp"
+#include "shared_flags.hpp"
 #include "size_flags.hpp"
 #include "topo_input.hpp"
 
@@ -266,20 +267,20 @@ void add_validate_command(CLI::App& app) {
   cmd->add_option("--device", flags->device, "host (threads, runs anywhere) or cuda")->check(CLI::IsMember({"host", "cuda"}))->capture_default_str();
   cmd->add_option("--nranks", flags->nranks, "ranks (default: the rank count of the algorithms, else 8); algorithms for other rank counts are skipped")
       ->check(CLI::Range(2, 1024));
-  cmd->add_option("--coll", flags->collectives, "collective or comma list to run (default: those of the algorithms)");
-  auto* algos = cmd->add_option("--algos", flags->algos_dir, "directory of MSCCL XML algorithms")->check(CLI::ExistingDirectory);
+  add_coll_flag(*cmd, flags->collectives, "default: the algorithms' collectives");
+  auto* algos = add_algos_flag(*cmd, flags->algos_dir);
   cmd->add_option("--tuned", flags->tuned_dir, "directory written by `ccforge tune --out` (algorithms/ and selection.csv)")
       ->check(CLI::ExistingDirectory)->excludes(algos);
   add_size_sweep_flags(*cmd, flags->sizes, "1M on host, 1G on cuda");
   cmd->add_option("-n,--iters", flags->iterations, "timed iterations")->check(CLI::Range(1, 1000000))->capture_default_str();
   cmd->add_option("-w,--warmup_iters", flags->warmup, "warm-up iterations")->check(CLI::Range(0, 1000000))->capture_default_str();
   cmd->add_option("-c,--check", flags->check, "check every element (1) or not (0)")->check(CLI::Range(0, 1))->capture_default_str();
-  cmd->add_option("-d,--datatype", flags->dtype, data_type_names())->capture_default_str();
+  add_datatype_flag(*cmd, flags->dtype);
   add_op_flag(*cmd, flags->reduction, "");
   add_root_flag(*cmd, flags->reduction,
-                " (MSCCL files have no root: they run as runtimes run them, written for root 0, and are checked against this root)");
+                "MSCCL files have no root: they run as runtimes run them, written for root 0, and are checked against this root");
   cmd->add_flag("--all-sizes", flags->all_sizes, "run every algorithm at every size, not only inside its [minBytes, maxBytes]");
-  cmd->add_option("--out", flags->out_dir, "output directory")->capture_default_str();
+  add_out_flag(*cmd, flags->out_dir, "a folder: measured.csv, selection tables, osu CSVs")->capture_default_str();
   cmd->add_option("--watchdog-ms", flags->watchdog_ms, "a run with no progress for this long is a deadlock")->check(CLI::Range(10, 3600000))->capture_default_str();
   cmd->add_option("--suite", flags->suite,
                   "osu TEST: OSU micro-benchmarks; latency, bw, bibw (ranks 0 and 1, per protocol), allreduce, allgather, "
@@ -287,7 +288,7 @@ void add_validate_command(CLI::App& app) {
                   "collectives or benchmarks (all)")
       ->expected(2);
   cmd->add_option("-W,--window", flags->window, "osu bw/bibw: messages in flight per window")->check(CLI::Range(1, 1000000))->capture_default_str();
-  cmd->add_option("--topo", flags->topo.file, "topology to simulate every run on: writes model_error.csv");
+  add_topo_flag(*cmd, flags->topo.file, false, "optional: simulate every run on it too and write model_error.csv");
   add_run_condition_flags(*cmd, flags->conditions);
   add_machine_flags(*cmd, flags->topo);
   cmd->callback([flags] {

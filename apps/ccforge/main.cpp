@@ -34,7 +34,9 @@ int main(int argc, char** argv) {
   ccforge::cli::record_invocation(argc, argv);
   CLI::App app{"ccforge: find, prove and ship the fastest collective-communication algorithms for a GPU cluster"};
   app.require_subcommand(1);
-  app.set_version_flag("--version", std::string("ccforge ") + CCFORGE_VERSION);
+  // Lower case like every other description; verbs inherit the help flag's.
+  app.set_help_flag("-h,--help", "print this help message and exit");
+  app.set_version_flag("--version", std::string("ccforge ") + CCFORGE_VERSION, "print the version and exit");
   ccforge::cli::add_topo_command(app);
   ccforge::cli::add_tune_command(app, share);
   ccforge::cli::add_sim_command(app);

@@ -1,5 +1,5 @@
 // nccl-tests' -o,--op and -r,--root, shared by the verbs that run or simulate collectives (sim, tune,
-// validate), and --coll's comma lists.
+// validate), and --coll's comma lists (every verb that takes collectives).
 #pragma once
 
 #include <sstream>
@@ -13,6 +13,7 @@
 #include "ccforge/executor/executor.hpp"
 #include "ccforge/ir/ir.hpp"
 #include "ccforge/ir/runtime.hpp"
+#include "shared_flags.hpp"
 
 namespace ccforge::cli {
 
@@ -24,15 +25,15 @@ struct ReductionFlags {
   int root = 0;
 };
 
-// -o,--op; `effect` ends the help (what the op changes for this verb).
+// -o,--op; `effect`: the verb's note (what the op changes for it).
 inline void add_op_flag(CLI::App& cmd, ReductionFlags& f, const std::string& effect) {
-  cmd.add_option("-o,--op", f.op, "reduction of allreduce, reducescatter and reduce: " + executor::red_op_names() + effect)
+  cmd.add_option("-o,--op", f.op, "reduction of allreduce, reducescatter and reduce: " + executor::red_op_names() + verb_note(cmd, effect))
       ->capture_default_str();
 }
 
-// -r,--root; `meaning` ends the help (what the root means for this verb).
+// -r,--root; `meaning`: the verb's note (what the root means for it).
 inline void add_root_flag(CLI::App& cmd, ReductionFlags& f, const std::string& meaning) {
-  cmd.add_option("-r,--root", f.root, "root rank of broadcast, reduce, gather and scatter" + meaning)
+  cmd.add_option("-r,--root", f.root, "root rank of broadcast, reduce, gather and scatter" + verb_note(cmd, meaning))
       ->check(CLI::Range(0, kMaxRootRank))
       ->capture_default_str();
 }
@@ -55,17 +56,28 @@ inline bool any_rooted(const std::vector<ir::Collective>& colls) {
   return false;
 }
 
-// --coll: one collective or a comma list ("all" where `all` is given: every collective it names).
-inline std::vector<ir::Collective> collectives_flag(const std::string& text, const std::vector<ir::Collective>& all = {}) {
-  if (text == "all" && !all.empty()) return all;
+inline const std::vector<ir::Collective> kEveryCollective = {ir::Collective::AllReduce, ir::Collective::AllGather,
+                                                             ir::Collective::ReduceScatter, ir::Collective::AllToAll,
+                                                             ir::Collective::Broadcast, ir::Collective::Reduce,
+                                                             ir::Collective::Gather, ir::Collective::Scatter};
+
+// --coll, worded alike on every verb; `note`: the verb's own (its default, what a list does there).
+inline CLI::Option* add_coll_flag(CLI::App& cmd, std::string& coll, const std::string& note) {
+  return cmd.add_option("--coll", coll,
+                        "all, one collective or a comma list of allreduce, allgather, reducescatter, alltoall, broadcast, "
+                        "reduce, gather, scatter" + verb_note(cmd, note));
+}
+
+// --coll's collectives: "all" (every one) or a comma list.
+inline std::vector<ir::Collective> collectives_flag(const std::string& text) {
+  if (text == "all") return kEveryCollective;
   std::vector<ir::Collective> colls;
   std::stringstream in(text);
   for (std::string name; std::getline(in, name, ',');) {
     const auto c = ir::collective_from_string(name);
     if (!c)
       fail_at("--coll", 0, fmt::format("unknown collective '{}'", name),
-              std::string(all.empty() ? "" : "use all or ") +
-                  "a comma list of allreduce, allgather, reducescatter, alltoall, broadcast, reduce, gather, scatter");
+              "use all or a comma list of allreduce, allgather, reducescatter, alltoall, broadcast, reduce, gather, scatter");
     colls.push_back(*c);
   }
   if (colls.empty()) fail_at("--coll", 0, "no collective given", "e.g. --coll allreduce,allgather");

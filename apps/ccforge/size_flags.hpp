@@ -49,10 +49,12 @@ inline void add_size_sweep_flags(CLI::App& cmd, SizeSweepFlags& f, const std::st
                  "smallest size as nccl-tests counts it (the total over ranks for allgather, reducescatter, alltoall, gather, "
                  "scatter); K/M/G are powers of 2")
       ->capture_default_str();
-  cmd.add_option("-e,--maxbytes", f.end, "largest size (default " + default_end + ")");
+  // Defaults in the default column, so that the descriptions read the same on every verb.
+  cmd.add_option("-e,--maxbytes", f.end, "largest size")->default_str(default_end);
   cmd.add_option_function<int>(
          "-f,--stepfactor", [&f](int factor) { f.factor = factor, f.factor_given = true; },
-         "multiply the size by this factor each step (default 2)");
+         "multiply the size by this factor each step")
+      ->default_str(std::to_string(f.factor));
   cmd.add_option("-i,--stepbytes", f.step_bytes, "add this many bytes each step instead (nccl-tests' -i; excludes -f)");
 }
 

@@ -1,6 +1,6 @@
-// Machine-readable outputs end to end: `ccforge sim --format json` (metadata and rounded rows), the
-// Perfetto trace (a process per rank, slice arguments, an end at the time the table reports) and
-// tune's report.json metadata, which a carrying-over re-tune still reads.
+// Machine-readable outputs end to end: `ccforge sim --format json` and csv (metadata, rounded rows, --coll
+// lists), the Perfetto trace (a process per rank, slice arguments, an end at the time the table reports)
+// and tune's report.json metadata, which a carrying-over re-tune still reads.
 #include <array>
 #include <cmath>
 #include <cstdio>
@@ -84,6 +84,45 @@ TEST(SimJson, IsAnObjectWithMetadataAndRowsRoundedAsTheCsv) {
     for (const char* key : {"time_us", "algbw_gbs", "busbw_gbs"})
       EXPECT_TRUE(is_thousandths(row[key].get<double>())) << key << " = " << row[key];
   }
+}
+
+// --coll with a list: each collective's rows as its own run prints them, in --coll's order, each with a
+// `collective` member; a single collective's rows have none (its output is unchanged).
+TEST(SimJson, ACollectiveListHasTheRowsOfEachCollective) {
+  const std::vector<std::string> sizes{"-b", "1K", "-e", "4M", "-f", "16", "--format", "json"};
+  auto args = [&](const std::string& coll) {
+    std::vector<std::string> a{"sim", "--topo", kTopo, "--coll", coll};
+    a.insert(a.end(), sizes.begin(), sizes.end());
+    return a;
+  };
+  const nlohmann::json listed = sim_json_with_metadata(args("allgather,broadcast"), "ccforge.sim/1");
+  nlohmann::json expected = nlohmann::json::array();
+  for (const std::string coll : {"allgather", "broadcast"}) {
+    const nlohmann::json alone = nlohmann::json::parse(run_ccforge(args(coll)));
+    for (nlohmann::json row : alone["rows"]) {
+      EXPECT_FALSE(row.contains("collective")) << row;
+      row["collective"] = coll;
+      expected.push_back(row);
+    }
+  }
+  EXPECT_EQ(listed["rows"].size(), 8u);  // 1K, 16K, 256K, 4M for each
+  EXPECT_EQ(listed["rows"], expected);
+}
+
+// The CSV of a list: a leading collective column, then each collective's CSV rows as a run of it alone.
+TEST(SimCsv, ACollectiveListHasTheRowsOfEachCollective) {
+  auto csv = [](const std::string& coll) {
+    return run_ccforge({"sim", "--topo", kTopo, "--coll", coll, "-b", "1K", "-e", "4M", "-f", "16", "--format", "csv"});
+  };
+  const std::string header = "size_bytes,count,dtype,time_us,algbw_gbs,busbw_gbs,algorithm\n";
+  std::string expected = "collective," + header;
+  for (const std::string coll : {"reduce", "allreduce"}) {
+    const std::string alone = csv(coll);
+    ASSERT_TRUE(alone.starts_with(header)) << alone;
+    std::istringstream rows(alone.substr(header.size()));
+    for (std::string row; std::getline(rows, row);) expected += coll + "," + row + "\n";
+  }
+  EXPECT_EQ(csv("reduce,allreduce"), expected);
 }
 
 // The trace of `ARGS --trace FILE --trace-size SIZE`: every rank a named process, every slice its

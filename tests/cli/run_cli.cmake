@@ -1,5 +1,9 @@
 # Runs ${CCFORGE} ${ARGS}; fails unless the exit code is ${EXPECT_EXIT} and the output matches ${EXPECT}.
-# With ONE_LINE_ERROR, stdout must be empty and stderr exactly one line.
+# With ONE_LINE_ERROR, stdout must be empty and stderr exactly one line. Each of ${FILES} must be written
+# by this run: removed first, then non-empty, an .svg an SVG document and a .png a PNG image.
+foreach(written IN LISTS FILES)
+  file(REMOVE ${written})
+endforeach()
 execute_process(COMMAND ${CCFORGE} ${ARGS}
   RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT 100)
 set(all "${out}${err}")
@@ -17,3 +21,15 @@ if(ONE_LINE_ERROR)
     message(FATAL_ERROR "expected nothing on stdout and one line on stderr")
   endif()
 endif()
+foreach(written IN LISTS FILES)
+  if(NOT EXISTS ${written})
+    message(FATAL_ERROR "${written} was not written")
+  endif()
+  file(SIZE ${written} size)
+  file(READ ${written} head LIMIT 8 HEX)
+  file(STRINGS ${written} svg_root LIMIT_COUNT 1 REGEX "<svg")
+  if(size EQUAL 0 OR (written MATCHES "\\.png$" AND NOT head STREQUAL "89504e470d0a1a0a")
+     OR (written MATCHES "\\.svg$" AND NOT svg_root))
+    message(FATAL_ERROR "${written} is empty or not the image its name says")
+  endif()
+endforeach()

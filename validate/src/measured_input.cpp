@@ -1,9 +1,13 @@
 // Reads ccforge's own measured.csv back (the calibration input written by `ccforge validate`) and picks
 // the reader for a measured file by its first line.
 #include <map>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
+
+#include <fmt/core.h>
+#include <fmt/ranges.h>
 
 #include "ccforge/common/atomic_file.hpp"
 #include "ccforge/common/csv.hpp"
@@ -66,10 +70,22 @@ std::vector<Measurement> read_measured_csv(const std::filesystem::path& csv) {
   return runs;
 }
 
-std::vector<Measurement> read_measurements(const std::filesystem::path& file, std::optional<ir::Collective> collective) {
+std::vector<Measurement> read_measurements(const std::filesystem::path& file, std::optional<ir::Collective> unnamed) {
   const std::string text = read_file(file);
   if (text.starts_with(kMeasuredHeader)) return read_measured_csv(file);
-  return read_nccl_tests_log(file, collective);
+  return read_nccl_tests_log(file, unnamed);
+}
+
+std::vector<Measurement> runs_of_collectives(std::vector<Measurement> runs, const std::vector<ir::Collective>& collectives) {
+  std::set<std::string> wanted, held;
+  for (const ir::Collective c : collectives) wanted.insert(ir::to_string(c));
+  for (const Measurement& m : runs) held.insert(m.collective);
+  std::erase_if(runs, [&](const Measurement& m) { return !wanted.contains(m.collective); });
+  if (runs.empty())
+    throw DiagError(Diag{{"--coll", 0},
+                         fmt::format("no measured run of {}", fmt::join(wanted, ", ")),
+                         fmt::format("the files hold {}", fmt::join(held, ", "))});
+  return runs;
 }
 
 }  // namespace ccforge::validate

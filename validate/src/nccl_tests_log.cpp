@@ -73,10 +73,11 @@ Measurement placement_run(const std::vector<std::string>& w, std::size_t first, 
 
 }  // namespace
 
-std::vector<Measurement> read_nccl_tests_log(const std::filesystem::path& log, std::optional<ir::Collective> collective) {
+std::vector<Measurement> read_nccl_tests_log(const std::filesystem::path& log, std::optional<ir::Collective> unnamed) {
   const std::string file = log.string();
   std::istringstream text(read_file(log));
   std::vector<Measurement> runs;
+  std::optional<ir::Collective> collective = unnamed;  // until the log names its own
   int line_no = 0;
   for (std::string line; std::getline(text, line);) {
     ++line_no;
@@ -86,10 +87,10 @@ std::vector<Measurement> read_nccl_tests_log(const std::filesystem::path& log, s
     if (line.starts_with("NCCL version") || line.starts_with("rccl-tests:")) continue;
     if (line.front() == '#') {
       const auto at = line.find(kStartMarker);
-      if (at != std::string::npos && !collective) {
+      if (at != std::string::npos) {
         const auto words = split_words(line.substr(at + kStartMarker.size()));
         collective = words.empty() ? std::nullopt : collective_of_program(words[0]);
-        if (!collective) malformed(file, line_no, "unknown nccl-tests program in '" + line + "'", "give the collective with --coll");
+        if (!collective) malformed(file, line_no, "unknown nccl-tests program in '" + line + "'", "calibrate from all_reduce_perf, all_gather_perf, reduce_scatter_perf, alltoall_perf, broadcast_perf, reduce_perf, gather_perf or scatter_perf");
       }
       continue;
     }
@@ -98,7 +99,9 @@ std::vector<Measurement> read_nccl_tests_log(const std::filesystem::path& log, s
       malformed(file, line_no, "expected 13 columns (size count type redop root, then time algbw busbw #wrong out-of-place and in-place), found " +
                                    std::to_string(words.size()),
                 "use the unedited nccl-tests output");
-    if (!collective) malformed(file, line_no, "no '# Collective test starting:' line before the first result", "give the collective with --coll");
+    if (!collective)
+      malformed(file, line_no, "no '# Collective test starting:' line before the first result",
+                "give its collective with --coll, one collective, or add that line");
     for (const bool inplace : {false, true}) {
       Measurement m = placement_run(words, inplace ? 9 : 5, inplace, file, line_no);
       m.collective = ir::to_string(*collective);

@@ -164,9 +164,9 @@ ir::Algorithm dissemination_barrier(int nranks);
 // ---- Measured input for calibration and model error ----
 
 // A plain nccl-tests log (all_reduce_perf etc.): one Measurement per size and placement, algorithm
-// "NCCL". The collective comes from "# Collective test starting: <prog>" or, if given, `collective`.
-// Malformed lines are DiagErrors naming FILE:LINE.
-std::vector<Measurement> read_nccl_tests_log(const std::filesystem::path& log, std::optional<ir::Collective> collective = {});
+// "NCCL". The collective comes from "# Collective test starting: <prog>"; `unnamed` is the collective of
+// results before any such line (a log without one). Malformed lines are DiagErrors naming FILE:LINE.
+std::vector<Measurement> read_nccl_tests_log(const std::filesystem::path& log, std::optional<ir::Collective> unnamed = {});
 
 // How an nccl-tests/rccl-tests run was made, as its header prints it: "# nThread T nGpus G ...",
 // the NCCL version ("NCCL version 2.26.2+cuda12.8" or "nccl-library=22602") and "# Using devices".
@@ -187,8 +187,12 @@ void check_log_matches_topology(const LogConditions& log, const topo::Topology& 
 // ccforge's own measured.csv (write_sweep_outputs). Failed or wrong runs are skipped.
 std::vector<Measurement> read_measured_csv(const std::filesystem::path& csv);
 
-// measured.csv or an nccl-tests log, told apart by the first line.
-std::vector<Measurement> read_measurements(const std::filesystem::path& file, std::optional<ir::Collective> collective = {});
+// measured.csv or an nccl-tests log, told apart by the first line; `unnamed` as read_nccl_tests_log's.
+std::vector<Measurement> read_measurements(const std::filesystem::path& file, std::optional<ir::Collective> unnamed = {});
+
+// The runs of `collectives` among `runs` (calibrate --coll); a DiagError naming --coll and the
+// collectives the runs hold when none is left.
+std::vector<Measurement> runs_of_collectives(std::vector<Measurement> runs, const std::vector<ir::Collective>& collectives);
 
 // Simulated time of one measured run on `topology`: NCCL's own choice for "NCCL" rows, the algorithm
 // file otherwise. `algorithms` maps a Measurement's file to its loaded algorithm.
