@@ -17,38 +17,18 @@ struct EventPayload {
   std::uint32_t generation;
 };
 
-// Successor lists in compressed form (one allocation for the whole graph).
-struct Successors {
-  std::vector<std::uint32_t> offset;
-  std::vector<TaskId> target;
-};
-
-Successors build_successors(const TaskGraph& graph, std::vector<std::uint32_t>& pending) {
-  Successors s;
-  s.offset.assign(graph.size() + 1, 0);
-  for (const auto& e : graph.edges()) {
-    ++s.offset[e.before + 1];
-    ++pending[e.after];
-  }
-  for (std::size_t i = 0; i < graph.size(); ++i) s.offset[i + 1] += s.offset[i];
-  s.target.resize(graph.edges().size());
-  std::vector<std::uint32_t> fill(s.offset.begin(), s.offset.end() - 1);
-  for (const auto& e : graph.edges()) s.target[fill[e.before]++] = e.after;
-  return s;
-}
-
 class Engine {
  public:
-  Engine(const TaskGraph& graph, const EngineLinks& links, Trace* trace)
+  Engine(TaskGraph& graph, const EngineLinks& links, Trace* trace)
       : graph_(graph),
         trace_(trace),
         pending_(graph.size(), 0),
-        succ_(build_successors(graph, pending_)),
+        succ_(graph.take_successors(pending_)),
         ready_at_(graph.size()),
         network_(links.capacity, graph.size(), [this](std::uint32_t flow, SimTime finish, std::uint32_t gen) {
           queue_.schedule(flow, finish, EventPayload{EventKind::FlowDone, flow, gen});
         }),
-        detector_(graph, pending_, ready_at_, network_) {
+        detector_(graph, succ_, pending_, ready_at_, network_) {
     if (trace_ != nullptr) network_.set_trace(trace_, links.trace_tracks);
   }
 
@@ -140,7 +120,22 @@ class Engine {
 
 }  // namespace
 
-EngineStats run_task_graph(const TaskGraph& graph, const EngineLinks& links, Trace* trace) {
+Successors TaskGraph::take_successors(std::vector<std::uint32_t>& pending) {
+  Successors s;
+  s.offset.assign(tasks_.size() + 1, 0);
+  for (const Edge& e : edges_) {
+    ++s.offset[e.before + 1];
+    ++pending[e.after];
+  }
+  for (std::size_t i = 0; i < tasks_.size(); ++i) s.offset[i + 1] += s.offset[i];
+  s.target.resize(edges_.size());
+  std::vector<std::uint32_t> fill(s.offset.begin(), s.offset.end() - 1);
+  for (const Edge& e : edges_) s.target[fill[e.before]++] = e.after;
+  std::vector<Edge>().swap(edges_);
+  return s;
+}
+
+EngineStats run_task_graph(TaskGraph& graph, const EngineLinks& links, Trace* trace) {
   return Engine(graph, links, trace).run();
 }
 

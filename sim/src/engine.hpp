@@ -36,7 +36,11 @@ struct EngineLinks {
   std::vector<int> trace_tracks;  // per link, used only when tracing
 };
 
-EngineStats run_task_graph(const TaskGraph& graph, const EngineLinks& links, Trace* trace);
+// Runs `graph`, taking its edges (TaskGraph::take_successors): a graph runs once.
+EngineStats run_task_graph(TaskGraph& graph, const EngineLinks& links, Trace* trace);
+inline EngineStats run_task_graph(TaskGraph&& graph, const EngineLinks& links, Trace* trace) {
+  return run_task_graph(graph, links, trace);
+}
 
 // A loop of `blocks` identical iterations (the last may be partial), simulated in O(1) iterations where
 // the run provably becomes periodic. `run(n)` must lower and simulate the loop's first n - 1 iterations

@@ -39,10 +39,10 @@ class EventQueue {
   void schedule(std::uint32_t id, SimTime time, Payload payload) {
     if (id >= position_.size()) position_.resize(id + 1, kAbsent);
     const Event e{EventKey{time, next_seq_++}, payload, id};
-    const std::size_t at = position_[id];
+    const std::uint32_t at = position_[id];
     if (at == kAbsent) {
       heap_.push_back(e);
-      position_[id] = heap_.size() - 1;
+      position_[id] = static_cast<std::uint32_t>(heap_.size() - 1);
       sift_up(heap_.size() - 1);
       return;
     }
@@ -69,10 +69,10 @@ class EventQueue {
   }
 
  private:
-  static constexpr std::size_t kAbsent = std::numeric_limits<std::size_t>::max();
+  static constexpr std::uint32_t kAbsent = std::numeric_limits<std::uint32_t>::max();
 
   void place(std::size_t at) {
-    if (heap_[at].id != kNoKey) position_[heap_[at].id] = at;
+    if (heap_[at].id != kNoKey) position_[heap_[at].id] = static_cast<std::uint32_t>(at);
   }
   void sift_up(std::size_t at) {
     while (at > 0) {
@@ -99,7 +99,8 @@ class EventQueue {
   }
 
   std::vector<Event> heap_;              // binary min-heap on key
-  std::vector<std::size_t> position_;    // per id: its event's index in heap_, or kAbsent
+  // Per id (a task: millions in a large graph, so 4 bytes each): its event's index in heap_, or kAbsent.
+  std::vector<std::uint32_t> position_;
   std::uint64_t next_seq_ = 0;
 };
 

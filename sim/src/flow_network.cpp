@@ -13,16 +13,14 @@ FlowNetwork::FlowNetwork(std::vector<double> link_capacity, std::size_t max_flow
     : capacity_(std::move(link_capacity)),
       flows_on_link_(capacity_.size()),
       occurrence_on_link_(capacity_.size()),
-      flows_(max_flows),
+      slot_of_(max_flows, kNoSlot),
+      generation_(max_flows, 0),
       reschedule_(std::move(reschedule)),
       link_mark_(capacity_.size(), 0),
-      flow_mark_(max_flows, 0),
       link_dirty_(capacity_.size(), false),
       binding_before_(capacity_.size(), 0),
       cap_load_(capacity_.size(), 0.0),
       unbounded_on_(capacity_.size(), 0),
-      trial_rate_(max_flows, 0.0),
-      check_mark_(max_flows, 0),
       use_mark_(capacity_.size(), 0),
       link_use_(capacity_.size()),
       local_index_(capacity_.size(), 0),
@@ -35,8 +33,15 @@ void FlowNetwork::set_trace(Trace* trace, std::vector<int> link_tracks) {
 
 void FlowNetwork::start(std::uint32_t flow, const std::vector<std::uint32_t>& links, double wire_bytes,
                         double rate_cap, double weight, SimTime now) {
-  Flow& f = flows_[flow];
-  f = Flow{&links, wire_bytes, 0.0, rate_cap, weight, now, f.generation + 1, true};
+  if (free_flows_.empty()) {
+    free_flows_.push_back(static_cast<std::uint32_t>(flows_.size()));
+    flows_.emplace_back();
+  }
+  slot_of_[flow] = free_flows_.back();
+  free_flows_.pop_back();
+  Flow& f = flows_[slot_of_[flow]];
+  f = Flow{&links, wire_bytes, 0.0, rate_cap, weight, now};
+  ++generation_[flow];
   mark_dirty(links);
   f.slots = take_slots(links.size());
   for (std::uint32_t k = 0; k < links.size(); ++k) {
@@ -50,9 +55,9 @@ void FlowNetwork::start(std::uint32_t flow, const std::vector<std::uint32_t>& li
 }
 
 bool FlowNetwork::finish(std::uint32_t flow, std::uint32_t generation) {
-  Flow& f = flows_[flow];
-  if (!f.active || f.generation != generation) return false;
-  f.active = false;
+  if (slot_of_[flow] == kNoSlot) return false;
+  if (generation_[flow] != generation) return false;
+  Flow& f = this->flow(flow);
   mark_dirty(*f.links);
   // Swap-remove each occurrence from its link's list, in O(1): order inside a link does not affect
   // the solution (beyond rounding), and a link carries a thousand flows in a 1024-rank alltoall.
@@ -63,12 +68,14 @@ bool FlowNetwork::finish(std::uint32_t flow, std::uint32_t generation) {
     const std::uint32_t at = slots_[f.slots + k];
     on[at] = on.back();
     occ[at] = occ.back();
-    slots_[flows_[on[at]].slots + occ[at]] = at;
+    slots_[this->flow(on[at]).slots + occ[at]] = at;
     on.pop_back();
     occ.pop_back();
   }
   free_slots_[f.links->size()].push_back(f.slots);
   add_cap_load(f, -1.0);
+  free_flows_.push_back(slot_of_[flow]);
+  slot_of_[flow] = kNoSlot;
   return true;
 }
 
@@ -113,19 +120,20 @@ void FlowNetwork::collect_component_full() {
     link_mark_[l] = epoch_;
     comp_links_.push_back(l);
     for (std::uint32_t fl : flows_on_link_[l]) {
-      if (flow_mark_[fl] == epoch_) continue;
-      flow_mark_[fl] = epoch_;
+      if (flow(fl).mark == epoch_) continue;
+      flow(fl).mark = epoch_;
       comp_flows_.push_back(fl);
     }
   }
 }
 
 // Adds `flow` to the flows being re-solved, and its binding links to their constraints.
-void FlowNetwork::visit_flow(std::uint32_t flow) {
-  if (flow_mark_[flow] == epoch_) return;
-  flow_mark_[flow] = epoch_;
-  comp_flows_.push_back(flow);
-  for (std::uint32_t l : *flows_[flow].links) {
+void FlowNetwork::visit_flow(std::uint32_t id) {
+  Flow& f = flow(id);
+  if (f.mark == epoch_) return;
+  f.mark = epoch_;
+  comp_flows_.push_back(id);
+  for (std::uint32_t l : *f.links) {
     if (link_mark_[l] != epoch_ && binding(l)) {
       link_mark_[l] = epoch_;
       comp_links_.push_back(l);
@@ -137,7 +145,7 @@ void FlowNetwork::visit_flow(std::uint32_t flow) {
 // touched link that binds now or did before (a link that never binds constrains nobody).
 void FlowNetwork::seed_changed() {
   for (std::uint32_t fl : started_)
-    if (flows_[fl].active) visit_flow(fl);
+    if (slot_of_[fl] != kNoSlot) visit_flow(fl);
   for (std::uint32_t l : dirty_links_)
     if (binding_before_[l] || binding(l))
       for (std::uint32_t fl : flows_on_link_[l]) visit_flow(fl);
@@ -165,16 +173,17 @@ bool FlowNetwork::solve_component(bool residual) {
     double free = capacity_[l];
     if (residual) {
       for (std::uint32_t fl : flows_on_link_[l]) {
-        if (flow_mark_[fl] == epoch_) continue;
+        const Flow& f = flow(fl);
+        if (f.mark == epoch_) continue;
         outside = true;
-        free -= flows_[fl].weight * flows_[fl].rate;
+        free -= f.weight * f.rate;
       }
     }
     problem.capacity.push_back(std::max(free, 0.0));
     local_index_[l] = static_cast<std::uint32_t>(i);
   }
   for (std::size_t i = 0; i < comp_flows_.size(); ++i) {
-    const Flow& f = flows_[comp_flows_[i]];
+    const Flow& f = flow(comp_flows_[i]);
     problem.bound.push_back(f.cap);
     problem.weight.push_back(f.weight);
     std::vector<std::uint32_t>& uses = problem.uses[i];
@@ -183,7 +192,7 @@ bool FlowNetwork::solve_component(bool residual) {
       if (link_mark_[l] == epoch_) uses.push_back(local_index_[l]);  // a binding link (all, for Full)
   }
   const std::vector<double>& rates = solver_.solve(problem);
-  for (std::size_t i = 0; i < comp_flows_.size(); ++i) trial_rate_[comp_flows_[i]] = rates[i];
+  for (std::size_t i = 0; i < comp_flows_.size(); ++i) flow(comp_flows_[i]).trial_rate = rates[i];
   return outside;
 }
 
@@ -194,7 +203,7 @@ const FlowNetwork::LinkUse& FlowNetwork::link_use(std::uint32_t link) {
   u = LinkUse{};
   for (std::uint32_t fl : flows_on_link_[link]) {
     const double r = rate_now(fl);
-    u.load += flows_[fl].weight * r;
+    u.load += flow(fl).weight * r;
     u.max_rate = std::max(u.max_rate, r);
   }
   return u;
@@ -202,9 +211,9 @@ const FlowNetwork::LinkUse& FlowNetwork::link_use(std::uint32_t link) {
 
 // Max-min's own certificate: a flow is at its cap, or has a bottleneck, a saturated link on which no
 // flow gets more than it does.
-bool FlowNetwork::certified(std::uint32_t flow) {
-  const Flow& f = flows_[flow];
-  const double rate = rate_now(flow);
+bool FlowNetwork::certified(std::uint32_t id) {
+  const Flow& f = flow(id);
+  const double rate = rate_now(id);
   if (rate >= f.cap * (1.0 - kCertifyTolerance)) return true;
   for (std::uint32_t l : *f.links) {
     if (!binding(l)) continue;
@@ -226,18 +235,19 @@ void FlowNetwork::grow_until_certified() {
     const std::size_t links = comp_links_.size();
     for (std::size_t i = 0; i < links; ++i)
       for (std::uint32_t fl : flows_on_link_[comp_links_[i]]) {
-        if (check_mark_[fl] == check_epoch_) continue;
-        check_mark_[fl] = check_epoch_;
+        Flow& f = flow(fl);
+        if (f.check_mark == check_epoch_) continue;
+        f.check_mark = check_epoch_;
         if (!certified(fl)) uncertified_.push_back(fl);
       }
     if (uncertified_.empty()) return;
     const std::size_t before = comp_flows_.size();
     for (std::uint32_t fl : uncertified_) {
-      if (flow_mark_[fl] != epoch_) {
+      if (flow(fl).mark != epoch_) {
         visit_flow(fl);
         continue;
       }
-      for (std::uint32_t l : *flows_[fl].links)
+      for (std::uint32_t l : *flow(fl).links)
         if (link_mark_[l] == epoch_)
           for (std::uint32_t held : flows_on_link_[l]) visit_flow(held);
     }
@@ -264,25 +274,25 @@ void FlowNetwork::settle(SimTime now) {
   if (trace_ != nullptr) trace_links();
   dirty_links_.clear();
   started_.clear();
-  for (std::uint32_t fl : comp_flows_) apply_rate(fl, trial_rate_[fl], now);
+  for (std::uint32_t fl : comp_flows_) apply_rate(fl, flow(fl).trial_rate, now);
   if (trace_ != nullptr) trace_loads(now);
 }
 
-void FlowNetwork::apply_rate(std::uint32_t flow, double rate, SimTime now) {
-  Flow& f = flows_[flow];
+void FlowNetwork::apply_rate(std::uint32_t id, double rate, SimTime now) {
+  Flow& f = flow(id);
   if (rate == f.rate) return;  // unchanged rate: the pending finish event stays valid
   f.remaining = std::max(0.0, f.remaining - f.rate * (now - f.updated).seconds());
   f.updated = now;
   f.rate = rate;
-  ++f.generation;
-  if (rate > 0.0) reschedule_(flow, now + transfer_time(f.remaining, Bandwidth{rate}), f.generation);
+  ++generation_[id];
+  if (rate > 0.0) reschedule_(id, now + transfer_time(f.remaining, Bandwidth{rate}), generation_[id]);
 }
 
 // The links whose load can change at this settle: the touched ones and all links of re-solved flows,
 // binding or not (taken before the solve, while dirty_links_ still holds the touched ones).
 void FlowNetwork::trace_links() {
   trace_links_ = dirty_links_;
-  for (std::uint32_t fl : comp_flows_) trace_links_.insert(trace_links_.end(), flows_[fl].links->begin(), flows_[fl].links->end());
+  for (std::uint32_t fl : comp_flows_) trace_links_.insert(trace_links_.end(), flow(fl).links->begin(), flow(fl).links->end());
   std::sort(trace_links_.begin(), trace_links_.end());
   trace_links_.erase(std::unique(trace_links_.begin(), trace_links_.end()), trace_links_.end());
 }
@@ -290,7 +300,7 @@ void FlowNetwork::trace_links() {
 void FlowNetwork::trace_loads(SimTime now) {
   for (std::uint32_t l : trace_links_) {
     double load = 0.0;
-    for (std::uint32_t fl : flows_on_link_[l]) load += flows_[fl].rate * flows_[fl].weight;
+    for (std::uint32_t fl : flows_on_link_[l]) load += flow(fl).rate * flow(fl).weight;
     trace_->counters.push_back(TraceCounter{link_tracks_[l], now, load * 1e-9});
   }
 }

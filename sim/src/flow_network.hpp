@@ -53,11 +53,15 @@ class FlowNetwork {
     SimTime updated;
   };
   FlowState state(std::uint32_t flow) const {
-    const Flow& f = flows_[flow];
-    return FlowState{f.active, f.remaining, f.rate, f.updated};
+    if (slot_of_[flow] == kNoSlot) return FlowState{};
+    const Flow& f = flows_[slot_of_[flow]];
+    return FlowState{true, f.remaining, f.rate, f.updated};
   }
 
  private:
+  // State of a flow while it moves bytes, in a pool slot reused once it finishes: a graph of millions
+  // of tasks has only thousands in flight at once (a 1024-rank candidate at 512 MB: 2.9 M tasks; this
+  // was 80 bytes per task, now 8 with the generation).
   struct Flow {
     const std::vector<std::uint32_t>* links = nullptr;
     double remaining = 0.0;
@@ -65,10 +69,15 @@ class FlowNetwork {
     double cap = 0.0;
     double weight = 1.0;
     SimTime updated;
-    std::uint32_t generation = 0;
-    bool active = false;
-    std::uint32_t slots = 0;  // while active: slots_[slots + k] = index of links[k]'s entry in its link's list
+    std::uint32_t slots = 0;  // slots_[slots + k] = index of links[k]'s entry in its link's list
+    // Re-solve scratch: mark == epoch_ while being re-solved (then trial_rate is its new rate);
+    // check_mark == check_epoch_ once its certificate was checked.
+    std::uint32_t mark = 0, check_mark = 0;
+    double trial_rate = 0.0;
   };
+  static constexpr std::uint32_t kNoSlot = 0xffffffffu;
+  Flow& flow(std::uint32_t id) { return flows_[slot_of_[id]]; }
+  const Flow& flow(std::uint32_t id) const { return flows_[slot_of_[id]]; }
   std::uint32_t take_slots(std::size_t count);
   // Whether the flows now on `link` could saturate it (see the header comment).
   bool binding(std::uint32_t link) const {
@@ -87,7 +96,10 @@ class FlowNetwork {
   struct LinkUse {
     double load = 0.0, max_rate = 0.0;
   };
-  double rate_now(std::uint32_t flow) const { return flow_mark_[flow] == epoch_ ? trial_rate_[flow] : flows_[flow].rate; }
+  double rate_now(std::uint32_t id) const {
+    const Flow& f = flow(id);
+    return f.mark == epoch_ ? f.trial_rate : f.rate;
+  }
   const LinkUse& link_use(std::uint32_t link);  // with rate_now, cached per check_epoch_
   bool certified(std::uint32_t flow);
   void trace_links();
@@ -99,10 +111,13 @@ class FlowNetwork {
   std::vector<std::vector<std::uint32_t>> occurrence_on_link_;  // per entry of flows_on_link_: k in the flow's links
   std::vector<std::uint32_t> slots_;                   // pooled per active flow (Flow::slots)
   std::vector<std::vector<std::uint32_t>> free_slots_;  // per block length, blocks of slots_ free again
-  std::vector<Flow> flows_;
+  std::vector<Flow> flows_;               // pool of the flows in flight
+  std::vector<std::uint32_t> free_flows_;  // pool slots free again
+  std::vector<std::uint32_t> slot_of_;     // per flow id (task): its pool slot, kNoSlot when not moving
+  std::vector<std::uint32_t> generation_;  // per flow id: bumped at its start and at every rate change
   Reschedule reschedule_;
   // Component search scratch, reused: epoch marks clear in O(1).
-  std::vector<std::uint32_t> link_mark_, flow_mark_;
+  std::vector<std::uint32_t> link_mark_;
   std::uint32_t epoch_ = 0;
   std::vector<std::uint32_t> comp_links_, comp_flows_;
   std::vector<std::uint32_t> dirty_links_;  // touched since the last settle(), each once
@@ -116,8 +131,7 @@ class FlowNetwork {
   static constexpr double kBindingMargin = 1e-6;
   std::vector<std::uint32_t> trace_links_;
   // Certifying a partial re-solve (grow_until_certified).
-  std::vector<double> trial_rate_;  // per flow being re-solved: its new rate
-  std::vector<std::uint32_t> check_mark_, use_mark_;  // per flow, per link: == check_epoch_ once checked
+  std::vector<std::uint32_t> use_mark_;  // per link: == check_epoch_ once its use is computed
   std::vector<LinkUse> link_use_;
   std::uint32_t check_epoch_ = 0;
   std::vector<std::uint32_t> uncertified_;

@@ -93,13 +93,19 @@ class MscclLowering {
     std::vector<TaskId> last_of_tb;  // per (rank, tb), last task of the previous iteration
     for (ByteCount it = 0; it < iters; ++it) {
       lower_iteration(static_cast<double>(it + 1 < iters ? tile : last_tile), last_of_tb);
+      if (it == 0) first_iteration_ = {first, std::max<TaskId>(1, static_cast<TaskId>(low_.graph().size() - first))};
     }
     if (iters == iterations(chunk_bytes, algo_.protocol)) return;  // the full run: nothing to extrapolate
     const auto per_iteration = static_cast<TaskId>((low_.graph().size() - first) / iters);
     low_.graph().set_repeated(RepeatedBlocks{first, per_iteration, static_cast<std::uint32_t>(iters)});
   }
 
-  ir::StepRef step_of(TaskId t) const { return step_refs_[t]; }
+  // Every iteration adds the same tasks in the same order (only bytes differ), so the first one's steps
+  // name them all.
+  ir::StepRef step_of(TaskId t) const {
+    if (t < step_refs_.size()) return step_refs_[t];
+    return step_refs_[first_iteration_.first + (t - first_iteration_.first) % first_iteration_.size];
+  }
 
  private:
   void lower_iteration(double iteration_bytes, std::vector<TaskId>& last_of_tb) {
@@ -117,7 +123,7 @@ class MscclLowering {
                                                        tb.send_peer, tb.recv_peer, tb.channel));
         for (std::size_t s = 0; s < tb.steps.size(); ++s) {
           const StepTasks t = add_step(gpu.rank, tb, tb.steps[s], iteration_bytes, track);
-          step_refs_.resize(low_.graph().size(), ir::StepRef{gpu.rank, tb.id, static_cast<int>(s)});
+          if (first) step_refs_.resize(low_.graph().size(), ir::StepRef{gpu.rank, tb.id, static_cast<int>(s)});
           if (s > 0)
             low_.graph().depend(task.back().exit, t.entry);
           else if (!first)
@@ -142,7 +148,7 @@ class MscclLowering {
              "point depid/deps at an existing step");
       }
       const TaskId handoff = low_.add_local(runtime_.dep_handoff, -1, flag_label_);
-      step_refs_.resize(low_.graph().size(), at);
+      if (first) step_refs_.resize(low_.graph().size(), at);
       low_.graph().depend(task[static_cast<std::size_t>(dependee)].exit, handoff);
       low_.graph().depend(handoff, task[static_cast<std::size_t>(n)].entry);
     }
@@ -247,7 +253,10 @@ class MscclLowering {
   MscclRuntimeCosts runtime_;
   std::uint32_t labels_[static_cast<int>(ir::OpType::Nop) + 1] = {};
   std::uint32_t flag_label_ = 0;
-  std::vector<ir::StepRef> step_refs_;
+  std::vector<ir::StepRef> step_refs_;  // by TaskId, up to the end of the first iteration
+  struct {
+    TaskId first = 0, size = 1;
+  } first_iteration_;
   std::vector<SlotsInUse> in_use_;  // per connection of steps_
 
 };

@@ -5,18 +5,18 @@
 
 namespace ccforge::sim {
 
-PeriodDetector::PeriodDetector(const TaskGraph& graph, const std::vector<std::uint32_t>& pending,
+PeriodDetector::PeriodDetector(const TaskGraph& graph, const Successors& successors, const std::vector<std::uint32_t>& pending,
                                const std::vector<SimTime>& ready_at, const FlowNetwork& network)
     : pending_(pending), ready_at_(ready_at), network_(network), blocks_(graph.repeated()) {
   declared_ = blocks_.size > 0;
-  active_ = has_repeated_structure(graph, reach_);
+  active_ = has_repeated_structure(graph, successors, reach_);
 
   if (!active_) return;
   prologue_left_ = blocks_.first;
   done_in_block_.assign(blocks_.count, 0);
 }
 
-bool PeriodDetector::has_repeated_structure(const TaskGraph& graph, std::uint32_t& reach) {
+bool PeriodDetector::has_repeated_structure(const TaskGraph& graph, const Successors& successors, std::uint32_t& reach) {
   const RepeatedBlocks& r = graph.repeated();
   if (r.size == 0 || r.count < 3) return false;
   const std::uint64_t end = r.first + static_cast<std::uint64_t>(r.size) * r.count;
@@ -38,21 +38,24 @@ bool PeriodDetector::has_repeated_structure(const TaskGraph& graph, std::uint32_
   // same edges; the earlier ones lack those that would point before the first block.
   std::vector<std::vector<std::pair<TaskId, std::int64_t>>> edges(r.count);
   std::int64_t back = 0;
-  for (const TaskGraph::Edge& e : graph.edges()) {
-    if (e.after < r.first) {
-      if (e.before >= r.first) return false;
-      continue;
+  for (TaskId before = 0; before < graph.size(); ++before) {
+    for (std::uint32_t i = successors.offset[before]; i < successors.offset[before + 1]; ++i) {
+      const TaskId after = successors.target[i];
+      if (after < r.first) {
+        if (before >= r.first) return false;
+        continue;
+      }
+      const std::uint32_t b = (after - r.first) / r.size;
+      const std::int64_t base = r.first + static_cast<std::int64_t>(b) * r.size;
+      const std::int64_t rel = static_cast<std::int64_t>(before) - base;
+      if (before < r.first) {
+        if (b != 0) return false;  // only the first block may wait for the prologue
+        continue;
+      }
+      if (rel >= static_cast<std::int64_t>(r.size)) return false;
+      back = std::max(back, -rel);
+      edges[b].emplace_back(static_cast<TaskId>(after - base), rel);
     }
-    const std::uint32_t b = (e.after - r.first) / r.size;
-    const std::int64_t base = r.first + static_cast<std::int64_t>(b) * r.size;
-    const std::int64_t rel = static_cast<std::int64_t>(e.before) - base;
-    if (e.before < r.first) {
-      if (b != 0) return false;  // only the first block may wait for the prologue
-      continue;
-    }
-    if (rel >= static_cast<std::int64_t>(r.size)) return false;
-    back = std::max(back, -rel);
-    edges[b].emplace_back(static_cast<TaskId>(e.after - base), rel);
   }
   reach = static_cast<std::uint32_t>(std::max<std::int64_t>(1, (back + r.size - 1) / r.size));
   if (reach + 2 > r.count) return false;

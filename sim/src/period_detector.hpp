@@ -35,7 +35,7 @@ class PeriodDetector {
 
   // Inactive unless the graph declares at least three repeated blocks and really has their structure
   // (checked here, so a lowering that breaks the promise is simulated in full, not extrapolated wrongly).
-  PeriodDetector(const TaskGraph& graph, const std::vector<std::uint32_t>& pending,
+  PeriodDetector(const TaskGraph& graph, const Successors& successors, const std::vector<std::uint32_t>& pending,
                  const std::vector<SimTime>& ready_at, const FlowNetwork& network);
 
   bool active() const { return active_; }
@@ -73,7 +73,7 @@ class PeriodDetector {
   };
 
   // Also sets `reach`: how many blocks back the furthest edge into a block comes from (at least 1).
-  static bool has_repeated_structure(const TaskGraph& graph, std::uint32_t& reach);
+  static bool has_repeated_structure(const TaskGraph& graph, const Successors& successors, std::uint32_t& reach);
   std::uint32_t block_of(TaskId t) const { return (t - blocks_.first) / blocks_.size; }
   bool in_blocks(TaskId t) const { return t >= blocks_.first && t - blocks_.first < blocks_.size * blocks_.count; }
   void take(Snapshot& s, std::uint32_t block, SimTime now) const;

@@ -46,6 +46,13 @@ struct TaskArgs {
   int chunk = -1;
 };
 
+// Successor lists in compressed form (one allocation for the whole graph): task t's successors are
+// target[offset[t] .. offset[t + 1]).
+struct Successors {
+  std::vector<std::uint32_t> offset;
+  std::vector<TaskId> target;
+};
+
 class TaskGraph {
  public:
   TaskId add(const Task& task) {
@@ -72,6 +79,9 @@ class TaskGraph {
     TaskId after;
   };
   const std::vector<Edge>& edges() const { return edges_; }
+  // Moves the edges out as successor lists (what the engine walks) and counts each task's predecessors
+  // into `pending`; the graph keeps no edges, so a large graph does not hold both forms at once.
+  Successors take_successors(std::vector<std::uint32_t>& pending);
   std::size_t size() const { return tasks_.size(); }
   void set_peer(TaskId t, int peer) { args_at(t).peer = peer; }
   void set_chunk(TaskId t, int chunk) { args_at(t).chunk = chunk; }
