@@ -79,7 +79,7 @@ ChunkPlan plan_chunks(const ir::Algorithm& algo, const CallSpec& call) {
   plan.tile_elems = std::max<std::size_t>(1, static_cast<std::size_t>(ir::tile_bytes(algo.protocol)) / plan.elem_bytes);
   plan.iterations = (plan.chunk_elems + plan.tile_elems - 1) / plan.tile_elems;
   const std::size_t chunk_bytes = plan.chunk_elems * plan.elem_bytes;
-  plan.max_allowed_count = static_cast<int>(std::clamp<std::size_t>(static_cast<std::size_t>(ir::tile_bytes(algo.protocol)) / chunk_bytes, 1, kMaxCount));
+  plan.max_allowed_count = ir::max_allowed_count(algo.protocol, static_cast<ByteCount>(chunk_bytes));
   return plan;
 }
 

@@ -3,6 +3,8 @@
 
 #include "ccforge/ir/ir.hpp"
 
+#include <algorithm>
+
 namespace ccforge::ir {
 
 ByteCount step_bytes(Protocol p) {
@@ -17,6 +19,11 @@ ByteCount step_bytes(Protocol p) {
 int steps_per_tile(Protocol p) { return p == Protocol::Simple ? kMscclChunkSteps : 1; }
 
 ByteCount tile_bytes(Protocol p) { return step_bytes(p) * static_cast<ByteCount>(steps_per_tile(p)); }
+
+int max_allowed_count(Protocol p, ByteCount chunk_bytes) {
+  const ByteCount per_call = chunk_bytes == 0 ? tile_bytes(p) : tile_bytes(p) / chunk_bytes;
+  return static_cast<int>(std::clamp<ByteCount>(per_call, 1, Limits{}.max_count));
+}
 
 int size_multiplier(Collective c, int ngpus) {
   const bool whole_buffer = c == Collective::AllGather || c == Collective::ReduceScatter || c == Collective::AllToAll;

@@ -9,6 +9,7 @@
 #include <limits>
 #include <optional>
 
+#include "ccforge/ir/executor_facts.hpp"
 #include "ccforge/ir/step_graph.hpp"
 #include "ccforge/sim/sim.hpp"
 #include "lowering.hpp"
@@ -19,9 +20,8 @@ namespace {
 
 // Simple's tile passes through the connection as ir::steps_per_tile buffer slots that a forwarding
 // step passes on one by one, so the lowering iterates per slot (ir::step_bytes) to keep that
-// pipelining; LL and LL128 tiles are one slot. A lowered iteration is thus one slot per chunk, and a
-// send of `count` chunks holds `count` of the connection's ir::kNcclSteps slots until its receiver has
-// consumed them (msccl_iteration_bytes).
+// pipelining; LL and LL128 tiles are one slot. A send holds the slots of its primitive calls until its
+// receiver has consumed them (msccl_send_slots).
 
 // A step's tasks: `entry` waits for what the step waits for, `exit` ends it. `head` (a sending step of
 // an LL/LL128 algorithm, else kNoTask) is when its first line reaches the peer, so that a forwarding
@@ -87,6 +87,7 @@ class MscclLowering {
   // The executor's loop over tiles, cut short to its first `iters - 1` full tiles and its last tile
   // (run_extrapolated adds the rest), declared to the engine as repeated blocks when cut short.
   void lower(ByteCount chunk_bytes, ByteCount iters) {
+    chunk_bytes_ = chunk_bytes;
     const ByteCount tile = msccl_iteration_bytes(algo_.protocol);
     const ByteCount last_tile = chunk_bytes - (iterations(chunk_bytes, algo_.protocol) - 1) * tile;
     const TaskId first = static_cast<TaskId>(low_.graph().size());
@@ -224,8 +225,7 @@ class MscclLowering {
     for (std::size_t c = 0; c < conns.size(); ++c) {
       SlotsInUse& use = in_use_[c];
       for (std::size_t k = 0; k < conns[c].sends.size(); ++k) {
-        // A bigger send streams through them all.
-        const int need = std::min(std::max(steps_.step(conns[c].sends[k]).count, 1), ir::kNcclSteps);
+        const int need = msccl_send_slots(algo_.protocol, chunk_bytes_, steps_.step(conns[c].sends[k]).count);
         std::optional<TaskId> wait;
         while (!use.held.empty() && use.total + need > ir::kNcclSteps) {
           wait = use.held.front().freed_by;
@@ -258,6 +258,7 @@ class MscclLowering {
     TaskId first = 0, size = 1;
   } first_iteration_;
   std::vector<SlotsInUse> in_use_;  // per connection of steps_
+  ByteCount chunk_bytes_ = 0;
 
 };
 
@@ -302,5 +303,17 @@ SimResult simulate_msccl(const topo::Topology& topo, const ir::Algorithm& algo, 
 }
 
 ByteCount msccl_iteration_bytes(ir::Protocol proto) { return ir::step_bytes(proto); }
+
+int msccl_send_slots(ir::Protocol proto, ByteCount chunk_bytes, int count) {
+  const ByteCount tile = ir::tile_bytes(proto);
+  const ByteCount step = msccl_iteration_bytes(proto);
+  const auto per_call = static_cast<ByteCount>(ir::max_allowed_count(proto, chunk_bytes));
+  const ByteCount calls = (static_cast<ByteCount>(std::max(count, 1)) + per_call - 1) / per_call;
+  // Lowered iterations one tile of this chunk spans: its calls' slots are spread over them.
+  const ByteCount spans = std::max<ByteCount>(1, (std::min(chunk_bytes, tile) + step - 1) / step);
+  const ByteCount slots = (calls * static_cast<ByteCount>(ir::steps_per_call(proto)) + spans - 1) / spans;
+  // A bigger send streams through them all.
+  return static_cast<int>(std::min<ByteCount>(slots, ir::kNcclSteps));
+}
 
 }  // namespace ccforge::sim

@@ -7,6 +7,7 @@
 
 #include "ccforge/ir/step_graph.hpp"
 #include "ccforge/sim/sim.hpp"
+#include "msccl_test_algorithms.hpp"
 #include "source_dir.hpp"
 
 namespace ccforge::sim {
@@ -18,13 +19,7 @@ const topo::Topology& ndv5() {
 }
 
 ir::ThreadBlock tb(int id, int send, int recv, int channel, ir::Step step) {
-  ir::ThreadBlock b;
-  b.id = id;
-  b.send_peer = send;
-  b.recv_peer = recv;
-  b.channel = channel;
-  b.steps = {step};
-  return b;
+  return testing::threadblock(id, send, recv, channel, {step});
 }
 
 ir::Step step(ir::OpType type, ir::BufferKind src, ir::BufferKind dst) {
@@ -43,18 +38,7 @@ ir::Step step(ir::OpType type, ir::BufferKind src, ir::BufferKind dst) {
 ir::Algorithm two_hops(bool relay) {
   using enum ir::OpType;
   using enum ir::BufferKind;
-  ir::Algorithm a;
-  a.name = relay ? "relay" : "independent";
-  a.collective = ir::Collective::AllReduce;
-  a.protocol = ir::Protocol::Simple;
-  a.ngpus = 8;
-  a.nchannels = 2;
-  a.nchunksperloop = 1;
-  a.gpus.resize(8);
-  for (int r = 0; r < 8; ++r) {
-    a.gpus[r].rank = r;
-    a.gpus[r].input_chunks = a.gpus[r].output_chunks = 1;
-  }
+  ir::Algorithm a = testing::simple_allreduce_skeleton(relay ? "relay" : "independent", 2, 1);
   a.gpus[0].tbs = {tb(0, 1, -1, 0, step(Send, Input, Output)), tb(1, -1, 1, 1, step(Recv, Input, Output))};
   ir::Step forward = step(Send, Output, Output);
   ir::Step arrive = step(Recv, Input, Output);

@@ -54,6 +54,15 @@ int steps_per_tile(Protocol p);
 // Bytes of each chunk one grid-loop iteration of the kernel handles (chunkEffectiveSize): Simple 2 MiB,
 // LL 32 KiB, LL128 576,000 B. A step's cnt chunks move as cnt x this per iteration.
 ByteCount tile_bytes(Protocol p);
+// Chunks one primitive call carries (msccl_setup.cc mscclSetupCount maxAllowedCount: chunkEffectiveSize /
+// chunk bytes, at least 1, below MSCCL_MAX_COUNT); msccl_kernel.cu cuts a step of cnt chunks into
+// ceil(cnt / this) calls per tile.
+int max_allowed_count(Protocol p, ByteCount chunk_bytes);
+// Connection steps (buffer slots) one primitive call advances, whatever it carries: a tile's steps.
+// Simple: prims_simple.h genericOp runs SlicePerChunk = MSCCL_CHUNKSTEPS / MSCCL_SLICESTEPS slices of
+// StepPerSlice = MSCCL_SLICESTEPS steps and waits and posts the empty ones too (its second loop), so a
+// call below one tile still takes 4 of the 8 slots; LL and LL128: one step per call.
+inline int steps_per_call(Protocol p) { return steps_per_tile(p); }
 
 // The executor's sizeMultiplier: ngpus for allgather, reducescatter, alltoall; 1 otherwise.
 int size_multiplier(Collective c, int ngpus);
