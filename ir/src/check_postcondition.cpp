@@ -7,6 +7,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "buffer_space.hpp"
@@ -27,12 +28,52 @@ struct Value {
   Terms terms;            // sorted multiset; null when undefined
 };
 
-Value combine(const Value& a, const Value& b) {
+// Equal multisets made by different reductions share one vector: every rank of a recursive-doubling
+// group computes the same sum, so at 16,384 ranks the distinct sums hold ~p log p terms where one per
+// chunk held ~p^2 (rd allreduce: 4.3 GB and 97 s checking, measured with ir::check on ndv5-x2048).
+// Entries are weak, so a sum nobody holds any more is freed; expired entries are swept once they
+// outnumber the live ones.
+class TermsPool {
+ public:
+  Terms intern(std::vector<Term>&& terms) {
+    std::vector<std::weak_ptr<const std::vector<Term>>>& bucket = pool_[hash(terms)];
+    for (const auto& entry : bucket)
+      if (Terms live = entry.lock(); live && *live == terms) return live;
+    Terms made = std::make_shared<const std::vector<Term>>(std::move(terms));
+    bucket.push_back(made);
+    if (++entries_ > 2 * live_after_sweep_ + kSweepAtLeast) sweep();
+    return made;
+  }
+
+ private:
+  static constexpr std::size_t kSweepAtLeast = 4096;
+
+  static std::size_t hash(const std::vector<Term>& terms) {
+    std::uint64_t h = 1469598103934665603ULL;  // FNV-1a offset basis and prime, per 64-bit term
+    for (Term t : terms) h = (h ^ t) * 1099511628211ULL;
+    return static_cast<std::size_t>(h);
+  }
+
+  void sweep() {
+    entries_ = 0;
+    for (auto it = pool_.begin(); it != pool_.end();) {
+      std::erase_if(it->second, [](const auto& entry) { return entry.expired(); });
+      entries_ += it->second.size();
+      it = it->second.empty() ? pool_.erase(it) : std::next(it);
+    }
+    live_after_sweep_ = entries_;
+  }
+
+  std::unordered_map<std::size_t, std::vector<std::weak_ptr<const std::vector<Term>>>> pool_;
+  std::size_t entries_ = 0, live_after_sweep_ = 0;
+};
+
+Value combine(const Value& a, const Value& b, TermsPool& pool) {
   if (a.undefined || b.undefined) return {};
-  auto merged = std::make_shared<std::vector<Term>>();
-  merged->reserve(a.terms->size() + b.terms->size());
-  std::merge(a.terms->begin(), a.terms->end(), b.terms->begin(), b.terms->end(), std::back_inserter(*merged));
-  return {false, std::move(merged)};
+  std::vector<Term> merged;
+  merged.reserve(a.terms->size() + b.terms->size());
+  std::merge(a.terms->begin(), a.terms->end(), b.terms->begin(), b.terms->end(), std::back_inserter(merged));
+  return {false, pool.intern(std::move(merged))};
 }
 
 class SymbolicRun {
@@ -67,8 +108,8 @@ class SymbolicRun {
       const Value* src = src_loc >= 0 ? &mem_[static_cast<std::size_t>(src_loc)] : nullptr;
       const Value& incoming = tr.receives && static_cast<std::size_t>(k) < received.size() ? received[static_cast<std::size_t>(k)] : nothing;
       Value result;
-      if (tr.receives) result = tr.reduces ? combine(incoming, *src) : incoming;
-      else if (tr.reads_dst) result = combine(mem_[static_cast<std::size_t>(dst_loc)], *src);  // re
+      if (tr.receives) result = tr.reduces ? combine(incoming, *src, pool_) : incoming;
+      else if (tr.reads_dst) result = combine(mem_[static_cast<std::size_t>(dst_loc)], *src, pool_);  // re
       else result = *src;  // s, cpy
       if (tr.sends) sent.push_back(result);
       if (dst_loc >= 0) {
@@ -84,6 +125,7 @@ class SymbolicRun {
   std::vector<Value> mem_;
   std::vector<int> writer_;
   std::vector<std::vector<Value>> in_flight_;  // data of each send until its receive runs
+  TermsPool pool_;
 };
 
 std::string difference(const std::vector<Term>& have, const std::vector<Term>& want, const TermCodec& codec) {

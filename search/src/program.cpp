@@ -27,8 +27,9 @@ bool buffer_is_per_rank(ir::Collective coll, ir::BufferKind buf) {
 
 }  // namespace
 
-Program::Program(const GenRequest& req, std::string name, int input_chunks, int output_chunks, bool inplace)
-    : req_(req) {
+Program::Program(const GenRequest& req, std::string name, int input_chunks, int output_chunks, bool inplace,
+                 std::size_t first_scan)
+    : req_(req), next_scan_(first_scan) {
   spec_.name = std::move(name);
   spec_.collective = req.collective;
   spec_.ngpus = req.ngpus;
@@ -127,6 +128,29 @@ void Program::screen(const Layout& layout) const {
                                     src.rank, limits.max_steps_per_tb, dst.rank, channel, limits.max_steps_per_tb),
                         "spread the transfers over more channels or use larger chunk runs");
       });
+}
+
+void Program::record(const Op& op) {
+  ops_.push_back(op);
+  if (ops_.size() < next_scan_) return;
+  next_scan_ *= 2;
+  scan_recorded();
+}
+
+// A certain refusal of screen(): instance 0 puts each transfer op on its own channel, at least one
+// piece each, so more ops than steps per tb on one connection are more pieces than that tb may hold.
+void Program::scan_recorded() const {
+  const ir::Limits limits;
+  std::map<std::tuple<int, int, int>, int> transfers;  // per connection (src, dst, channel)
+  for (const Op& op : ops_) {
+    if (op.kind != Kind::Send && op.kind != Kind::SendReduce) continue;
+    if (++transfers[{op.src.rank, op.dst.rank, op.channel}] > limits.max_steps_per_tb)
+      fail_screened(spec_.name, fmt::format("rank {} sends more than {} transfers to rank {} on channel {} (found after {} recorded ops), "
+                                            "each a step of the one tb of that connection, more than MSCCL_MAX_NUM_STEPS={}",
+                                            op.src.rank, limits.max_steps_per_tb, op.dst.rank, op.channel, ops_.size(),
+                                            limits.max_steps_per_tb),
+                    "spread the transfers over more channels or use larger chunk runs");
+  }
 }
 
 ir::Algorithm Program::materialize() const {

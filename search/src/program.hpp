@@ -3,6 +3,7 @@
 // msccl-tools' instances do) and feeds the result to ir::AlgorithmBuilder.
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -16,15 +17,19 @@ class Program {
   // input_chunks/output_chunks are per rank for one instance, as ir::BuilderSpec counts them.
   // `inplace`: the program is written for an in-place call; req.inplace = false then derives the
   // out-of-place algorithm from it (ir::BuilderSpec::derive_outofplace).
-  Program(const GenRequest& req, std::string name, int input_chunks, int output_chunks, bool inplace);
+  // `first_scan`: ops recorded before the first early scan (record()). The default, 2^24 (~0.9 GB of
+  // ops), is above what programs of the bundled topologies up to ndv5-x128 (1,024 ranks) record (a
+  // ring allreduce there: ~2 x 10^6), so only larger clusters meet the scan (ndv5-x2048's
+  // hierarchical allgather records ~2.4 x 10^8 ops, ~13 GB, before screen() could refuse it).
+  static constexpr std::size_t kFirstScan = std::size_t{1} << 24;
+  Program(const GenRequest& req, std::string name, int input_chunks, int output_chunks, bool inplace,
+          std::size_t first_scan = kFirstScan);
 
   // Local ops: channel -1 lets the builder place them (ir::AlgorithmBuilder::copy), >= 0 pins them.
-  void copy(ir::ChunkRef src, ir::ChunkRef dst, int channel = -1) { ops_.push_back({Kind::Copy, src, dst, channel}); }
-  void reduce(ir::ChunkRef src, ir::ChunkRef dst, int channel = -1) { ops_.push_back({Kind::Reduce, src, dst, channel}); }
-  void send(ir::ChunkRef src, ir::ChunkRef dst, int channel) { ops_.push_back({Kind::Send, src, dst, channel}); }
-  void send_reduce(ir::ChunkRef src, ir::ChunkRef dst, int channel) {
-    ops_.push_back({Kind::SendReduce, src, dst, channel});
-  }
+  void copy(ir::ChunkRef src, ir::ChunkRef dst, int channel = -1) { record({Kind::Copy, src, dst, channel}); }
+  void reduce(ir::ChunkRef src, ir::ChunkRef dst, int channel = -1) { record({Kind::Reduce, src, dst, channel}); }
+  void send(ir::ChunkRef src, ir::ChunkRef dst, int channel) { record({Kind::Send, src, dst, channel}); }
+  void send_reduce(ir::ChunkRef src, ir::ChunkRef dst, int channel) { record({Kind::SendReduce, src, dst, channel}); }
 
   ir::Algorithm materialize() const;
 
@@ -52,10 +57,15 @@ class Program {
   void emit(ir::AlgorithmBuilder& builder, const Layout& layout, const Op& op, int instance) const;
   // Throws the builder's kind of DiagError when the pieces alone break an executor limit.
   void screen(const Layout& layout) const;
+  // Appends an op. Each time the ops reach the next scan mark (doubling), refuses the program if one
+  // connection already has more transfers than a tb has steps, before the rest is recorded.
+  void record(const Op& op);
+  void scan_recorded() const;
 
   GenRequest req_;
   ir::BuilderSpec spec_;
   std::vector<Op> ops_;
+  std::size_t next_scan_;
 };
 
 // Short helpers for generator code.

@@ -136,7 +136,7 @@ bool rejected_before_built(const Proven& p) { return !p.algorithm && !p.unfit; }
 class PointBuilder {
  public:
   PointBuilder(std::vector<GridGroup>& groups, const std::vector<ir::Collective>& colls, const DeployTarget& target,
-               const BuildProgress& progress, CheckpointJournal* journal, BuildCounts& counts, const WorkDivision& division)
+               const BuildProgress& progress, CheckpointJournal* journal, BuildCounts& counts, WorkDivision division)
       : groups_(groups), colls_(colls), target_(target), progress_(progress), journal_(journal), counts_(counts),
         division_(division) {}
 
@@ -168,19 +168,16 @@ class PointBuilder {
       const std::lock_guard<std::mutex> lock(mutex_);
       total_ += points.size();
     }
-    std::vector<std::size_t> theirs;  // points another process proves: regenerated after the join
-    tbb::parallel_for(std::size_t{0}, points.size(), [&](std::size_t k) {
-      if (division_.mine(dealt_ + k) || known(key(points[k]))) return build(points[k]);
-      const std::lock_guard<std::mutex> lock(mutex_);
-      theirs.push_back(k);
-    });
-    dealt_ += points.size();
-    if (division_.alone()) return;
-    std::string lines;
-    for (std::size_t k = 0; k < points.size(); ++k)
-      if (division_.mine(dealt_ - points.size() + k)) lines += CheckpointJournal::line(key(points[k]), *known(key(points[k])));
-    division_.join(lines, *journal_);
-    tbb::parallel_for(std::size_t{0}, theirs.size(), [&](std::size_t k) { build(points[theirs[k]], false); });
+    // Now: this process's points and those the journal already has (resumed); later: the others',
+    // regenerated once their verdicts arrive.
+    const WorkDivision::Deal deal = division_.deal(points.size());
+    std::vector<std::size_t> now = deal.mine, later;
+    for (std::size_t k : deal.theirs) (known(key(points[k])) ? now : later).push_back(k);
+    tbb::parallel_for(std::size_t{0}, now.size(), [&](std::size_t i) { build(points[now[i]]); });
+    if (division_.alone()) return;  // (and journal_ may be null)
+    division_.join(deal.mine, [&](std::size_t k) { return CheckpointJournal::line(key(points[k]), *known(key(points[k]))); },
+                   *journal_);
+    tbb::parallel_for(std::size_t{0}, later.size(), [&](std::size_t i) { build(points[later[i]], false); });
   }
 
   std::string key(const Point& pt) const {
@@ -231,10 +228,9 @@ class PointBuilder {
   const BuildProgress& progress_;
   CheckpointJournal* journal_;
   BuildCounts& counts_;
-  const WorkDivision& division_;
+  WorkDivision division_;
   std::mutex mutex_;
   std::size_t done_ = 0, total_ = 0;
-  std::size_t dealt_ = 0;  // points dealt to the processes so far
 };
 
 void add(Proven&& p, const GridGroup& group, const GenRequest& req, CandidateSet& out) {

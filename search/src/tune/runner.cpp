@@ -1,0 +1,78 @@
+#include "tune/runner.hpp"
+
+#include <fmt/core.h>
+#include <tbb/parallel_for.h>
+
+namespace ccforge::search {
+
+namespace {
+
+std::size_t tasks(const TuneResult& result, const TuneOptions& options) {
+  std::size_t total = 0;
+  for (const auto& ct : result.collectives) total += (ct.candidates.accepted.size() + 1) * options.sizes.size();
+  return total;
+}
+
+}  // namespace
+
+Runner::Runner(const topo::Topology& topo, const TuneOptions& options, const sim::SimParams& params, TuneResult& result,
+               CheckpointJournal& journal)
+    : topo_(topo), options_(options), params_(params), model_(sim::build_model(topo, params)), dtype_(options.dtype),
+      division_(options.share), result_(result), journal_(journal),
+      progress_(options, kPhaseSimulations, tasks(result, options), false) {}
+
+std::vector<SimTime> Runner::time_floors(std::size_t coll, std::size_t candidate) const {
+  std::vector<sim::CallSpec> calls;
+  for (ByteCount bytes : options_.sizes) calls.push_back({bytes, dtype_});
+  return sim::time_floors(topo_, result_.collectives[coll].candidates.accepted[candidate].algorithm, calls, params_);
+}
+
+void Runner::run(const std::vector<Job>& jobs) {
+  const WorkDivision::Deal deal = division_.deal(jobs.size());
+  std::vector<Job> todo;
+  for (std::size_t k : deal.mine) {
+    if (journal_.finished().count(key(jobs[k]))) ++result_.resumed_tasks;
+    else todo.push_back(jobs[k]);
+  }
+  simulated_ += todo.size();
+  tbb::parallel_for(std::size_t{0}, todo.size(), [&](std::size_t i) {
+    const Sample sample = simulate(todo[i]);
+    {
+      const std::lock_guard<std::mutex> lock(mutex_);
+      journal_.record(key(todo[i]), sample);
+    }
+    progress_.advance();
+  });
+  progress_.advance(deal.mine.size() - todo.size());
+  division_.join(deal.mine, [&](std::size_t k) { return CheckpointJournal::line(key(jobs[k]), *sample(jobs[k])); }, journal_);
+  progress_.advance(deal.theirs.size());
+}
+
+std::string Runner::key(const Job& j) const {
+  const CollectiveTune& ct = result_.collectives[j.coll];
+  const std::string name = j.candidate < 0 ? "NCCL" : ct.candidates.accepted[static_cast<std::size_t>(j.candidate)].name;
+  return fmt::format("{}/{}/{}", ir::to_string(ct.collective), name, options_.sizes[j.size]);
+}
+
+const Sample* Runner::sample(const Job& j) const {
+  auto it = journal_.finished().find(key(j));
+  return it == journal_.finished().end() ? nullptr : &it->second;
+}
+
+Sample Runner::simulate(const Job& j) const {
+  const CollectiveTune& ct = result_.collectives[j.coll];
+  const sim::CallSpec call{options_.sizes[j.size], dtype_};
+  if (j.candidate < 0) {
+    const sim::SimResult r = sim::simulate_nccl(topo_, ct.collective, call, {}, params_);
+    return {r.time, {}};
+  }
+  const ir::Algorithm& algo = ct.candidates.accepted[static_cast<std::size_t>(j.candidate)].algorithm;
+  try {
+    const std::optional<sim::SimResult> r = sim::simulate_if_fits(topo_, algo, call, params_);
+    return {r ? std::optional{r->time} : std::nullopt, {}};  // nullopt: outside the candidate's sizes
+  } catch (const DiagError& e) {
+    return {std::nullopt, e.diag().problem};  // a fault of the candidate: reject_refused reports it
+  }
+}
+
+}  // namespace ccforge::search

@@ -1,0 +1,66 @@
+// A tune's simulations: (collective, candidate or NCCL, size) jobs run in parallel with oneTBB, this
+// process's share of each wave dealt by a WorkDivision, every result recorded in the checkpoint journal
+// (and so readable by every process after the join).
+#pragma once
+
+#include <cstddef>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "ccforge/search/search.hpp"
+#include "ccforge/sim/sim.hpp"
+#include "ccforge/topology/topology.hpp"
+#include "tune/checkpoint.hpp"
+#include "tune/phase_progress.hpp"
+#include "tune/work_division.hpp"
+
+namespace ccforge::search {
+
+struct Job {
+  std::size_t coll;
+  int candidate;  // -1: NCCL baseline
+  std::size_t size;
+};
+
+class Runner {
+ public:
+  Runner(const topo::Topology& topo, const TuneOptions& options, const sim::SimParams& params, TuneResult& result,
+         CheckpointJournal& journal);
+
+  void begin_simulations() { progress_.start(); }
+
+  const sim::Model& model() const { return model_; }
+  const sim::SimParams& params() const { return params_; }
+
+  // sim::time_floors of a candidate at every size: what its simulations cannot undercut.
+  std::vector<SimTime> time_floors(std::size_t coll, std::size_t candidate) const;
+
+  // Runs this process's share of `jobs` in parallel and joins the others'; results land in the journal
+  // (and so in sample()).
+  void run(const std::vector<Job>& jobs);
+
+  std::size_t simulated() const { return simulated_; }
+
+  void skipped(std::size_t count) { progress_.advance(count); }
+
+  std::string key(const Job& j) const;
+  const Sample* sample(const Job& j) const;
+
+ private:
+  Sample simulate(const Job& j) const;
+
+  const topo::Topology& topo_;
+  const TuneOptions& options_;
+  const sim::SimParams& params_;
+  const sim::Model model_;
+  const DataType dtype_;
+  WorkDivision division_;
+  TuneResult& result_;
+  CheckpointJournal& journal_;
+  std::mutex mutex_;  // serialises the journal
+  PhaseProgress progress_;
+  std::size_t simulated_ = 0;  // by this process
+};
+
+}  // namespace ccforge::search
