@@ -21,7 +21,7 @@ namespace {
 struct IrFlags {
   std::string file;
   std::string out;
-  bool json = false;
+  std::string format;
   std::string runtime;  // empty: the rules both runtimes share, without their threadblock limits
   std::string gpu;      // GPU model: residency (threadblocks <= SMs/CUs) and, without --runtime, the runtime
 };
@@ -81,7 +81,7 @@ void run_check(const IrFlags& f) {
   const RuntimeRules rules = runtime_rules(f);
   const ir::Algorithm algo = ir::read_msccl_xml(f.file);
   const ir::CheckReport report = check_for(algo, rules);
-  if (f.json) {
+  if (f.format == "json") {
     print_json(f.file, report);
   } else {
     for (const ir::CheckIssue& i : report.issues) fmt::print("{} {}\n", issue_location(f.file, i), i.message);
@@ -138,7 +138,7 @@ void add_ir_command(CLI::App& app) {
   auto flags = std::make_shared<IrFlags>();
   CLI::App* check = ir_cmd->add_subcommand("check", "prove structure, limits, deadlock/race freedom and the postcondition; exit 1 on failure");
   check->add_option("file", flags->file, "MSCCL XML algorithm")->required();
-  add_json_flag(*check, flags->json);
+  add_format_flag(*check, flags->format, {"text", "json"});
   add_runtime_flag(*check, flags->runtime, "also apply its load and run rules; default: from --gpu's vendor");
   check->add_option("--gpu", flags->gpu, "GPU model the file runs on (e.g. \"H100 SXM\", MI300X): all of a rank's "
                                               "threadblocks must fit on its SMs/CUs at once");

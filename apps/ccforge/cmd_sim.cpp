@@ -219,9 +219,6 @@ void run(const SimFlags& f) {
   if (!f.plot.empty()) check_output_path(f.plot, OutputKind::File, "--plot"), plot::check_chart_file(f.plot);
   const DataType dtype = parse_data_type_flag("-d", f.dtype);
   red_op_flag(f.reduction);  // checked; the model's time does not depend on it
-  if (f.format != "table" && f.format != "csv" && f.format != "json") {
-    fail_at("--format", 0, "unknown format '" + f.format + "'", "use table, csv or json");
-  }
   const std::vector<ByteCount> sizes = sweep_sizes(f.sizes, "1G");
   const ByteCount trace_size = traced_size(f.trace_size, sizes);
   topo::LoadOptions options = f.profile.empty() ? topo::LoadOptions{} : sim::apply_profile(f.profile, params);
@@ -301,7 +298,7 @@ void add_sim_command(CLI::App& app) {
   add_root_flag(*cmd, flags->reduction, "with --algo nccl, where NCCL's chain or p2p pattern starts or ends; an MSCCL file has none");
   add_profile_flag(*cmd, flags->profile);
   add_run_condition_flags(*cmd, flags->conditions);
-  cmd->add_option("--format", flags->format, "table, csv or json")->capture_default_str();
+  add_format_flag(*cmd, flags->format, {"table", "csv", "json"});
   cmd->add_option("--trace", flags->trace, "write a Chrome/Perfetto trace (JSON) of one size here");
   cmd->add_option("--trace-size", flags->trace_size, "the size --trace draws, one of the sweep's (default: the smallest)");
   add_plot_flag(*cmd, flags->plot, "bus bandwidth against size, a line per collective");

@@ -22,7 +22,7 @@ struct TopoFlags {
   TopoInput input;
   std::string profile;
   std::string write;
-  bool json = false;
+  std::string format;
 };
 
 void add_input_flags(CLI::App& cmd, TopoFlags& f) {
@@ -138,7 +138,7 @@ void add_topo_command(CLI::App& app) {
 
   CLI::App* show = topo_cmd->add_subcommand("show", "show GPUs, NICs, switches, links and the GPU x GPU route matrix");
   add_input_flags(*show, *flags);
-  add_json_flag(*show, flags->json);
+  add_format_flag(*show, flags->format, {"text", "json"});
   show->add_option("--write", flags->write,
                    "also save the topology, completed by --gpu-model etc., as a ccforge <node> file that loads without flags");
   show->callback([flags] {
@@ -148,7 +148,7 @@ void add_topo_command(CLI::App& app) {
       fail_at("--write", 0, "saves the file's topology, not what-if changes", "drop --fail/--degrade, or --write");
     const topo::TopologySummary s = topo::summarize(load_topology(flags->input, file, load_options(*flags)));
     if (!flags->write.empty()) topo::write_completed_topology(file, machine_description(flags->input), flags->write);
-    if (flags->json) {
+    if (flags->format == "json") {
       fmt::print("{}\n", to_json(s).dump(2));
     } else {
       print_text(s);

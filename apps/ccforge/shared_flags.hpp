@@ -4,6 +4,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
@@ -55,7 +56,11 @@ inline CLI::Option* add_algos_flag(CLI::App& cmd, std::string& dir, const std::s
   return cmd.add_option("--algos", dir, "directory of MSCCL XML algorithms" + verb_note(cmd, note))->check(CLI::ExistingDirectory);
 }
 
-inline CLI::Option* add_json_flag(CLI::App& cmd, bool& json) { return cmd.add_flag("--json", json, "print JSON instead of text"); }
+// --format: the first of `formats` is the default; --help lists them, any other value is refused.
+inline CLI::Option* add_format_flag(CLI::App& cmd, std::string& format, const std::vector<std::string>& formats) {
+  format = formats.front();
+  return cmd.add_option("--format", format, "output format")->capture_default_str()->check(CLI::IsMember(formats));
+}
 
 inline CLI::Option* add_runtime_flag(CLI::App& cmd, std::string& runtime, const std::string& note) {
   return cmd.add_option("--runtime", runtime, "runtime the MSCCL files are for: " + ir::runtime_names() + verb_note(cmd, note));

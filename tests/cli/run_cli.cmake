@@ -5,9 +5,9 @@ foreach(written IN LISTS FILES)
   file(REMOVE ${written})
 endforeach()
 if(NOT TIMEOUT)
-  set(TIMEOUT 120)  # ctest's limit for the test; the command stops 10 s earlier so its output is shown
+  set(TIMEOUT 120)  # ctest's limit for the test; the command stops a tenth earlier so its output is shown
 endif()
-math(EXPR command_limit "${TIMEOUT} - 10")
+math(EXPR command_limit "${TIMEOUT} * 9 / 10")
 execute_process(COMMAND ${CCFORGE} ${ARGS}
   RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT ${command_limit})
 set(all "${out}${err}")
