@@ -19,9 +19,10 @@ namespace ccforge::search {
 std::vector<std::vector<int>> find_rings(const topo::Topology& topo, int count) {
   if (topo.num_nodes() > 1) {
     // One ring per rail in service: more would put two rings on one NIC (callers reuse rings cyclically).
-    const int rails = static_cast<int>(sim::rail_entries(topo).size());
+    const std::vector<int> entries = sim::rail_entries(topo);
     std::vector<std::vector<int>> rings;
-    for (int j = 0; j < std::min(count, rails); ++j) rings.push_back(sim::multi_node_ring(topo, j));
+    for (int j = 0; j < std::min(count, static_cast<int>(entries.size())); ++j)
+      rings.push_back(sim::multi_node_ring(topo, entries, j));
     return rings;
   }
   const CapacityMatrix cap = direct_link_capacity(topo);

@@ -55,8 +55,7 @@ std::vector<int> rail_entries(const topo::Topology& topo) {
   return entries;
 }
 
-std::vector<int> multi_node_ring(const topo::Topology& topo, int channel) {
-  const std::vector<int> entries = rail_entries(topo);
+std::vector<int> multi_node_ring(const topo::Topology& topo, const std::vector<int>& entries, int channel) {
   const int g = topo.gpus_per_node();
   const int e = entries[static_cast<std::size_t>(channel) % entries.size()];
   std::vector<int> ring;

@@ -31,11 +31,12 @@ RingChunking ring_chunking(ir::Protocol proto) {
 
 // Ring order of channel c: on a direct-link mesh the c-th of the searched rings (sim/mesh_rings.hpp);
 // across nodes entering each node at a GPU whose NIC is in service, a different one per channel
-// (sim/node_rings.hpp), as NCCL's multi-ring search does. Inside one switched node all channels share
-// one ring.
-std::vector<int> ring_order(const topo::Topology& topo, const std::vector<std::vector<int>>& mesh, int channel) {
+// (sim/node_rings.hpp; `entries` its rail_entries), as NCCL's multi-ring search does. Inside one
+// switched node all channels share one ring.
+std::vector<int> ring_order(const topo::Topology& topo, const std::vector<std::vector<int>>& mesh,
+                            const std::vector<int>& entries, int channel) {
   if (!mesh.empty()) return mesh[channel % mesh.size()];
-  if (topo.num_nodes() > 1) return multi_node_ring(topo, channel);
+  if (topo.num_nodes() > 1) return multi_node_ring(topo, entries, channel);
   std::vector<int> order(static_cast<std::size_t>(topo.num_gpus()));
   for (int r = 0; r < topo.num_gpus(); ++r) order[static_cast<std::size_t>(r)] = r;
   return order;
@@ -49,11 +50,11 @@ double rank_share(const NcclCall& call, int p) { return call.bytes / p / call.nc
 
 // Per ring position, the folded path of ring 0 standing for rings 0..distinct-1, or nullopt when the
 // rings are not exact images of one another (different alphas, links or loads).
-std::optional<std::vector<PathId>> fold_rings(Lowering& low, int distinct) {
+std::optional<std::vector<PathId>> fold_rings(Lowering& low, const std::vector<int>& entries, int distinct) {
   const topo::Topology& topo = low.topo();
   const int p = topo.num_gpus();
   std::vector<std::vector<int>> orders;
-  for (int c = 0; c < distinct; ++c) orders.push_back(ring_order(topo, {}, c));
+  for (int c = 0; c < distinct; ++c) orders.push_back(ring_order(topo, {}, entries, c));
   std::vector<std::vector<std::vector<std::uint32_t>>> by_position(p);
   for (int i = 0; i < p; ++i) {
     const topo::Route& r0 = topo.route(orders[0][i], orders[0][(i + 1) % p]);
@@ -158,14 +159,15 @@ void lower_ring(Lowering& low, const NcclCall& call, bool fold) {
   const bool chain = call.coll == ir::Collective::Broadcast || call.coll == ir::Collective::Reduce;
   const std::vector<std::vector<int>> mesh = mesh_rings(low.topo());
   // Channels with the same ring are identical: simulate one, weighted by how many it stands for.
-  int distinct = low.topo().num_nodes() == 1 ? 1 : std::min(call.nchannels, static_cast<int>(rail_entries(low.topo()).size()));
+  const std::vector<int> entries = low.topo().num_nodes() > 1 ? rail_entries(low.topo()) : std::vector<int>{};
+  int distinct = low.topo().num_nodes() == 1 ? 1 : std::min(call.nchannels, static_cast<int>(entries.size()));
   if (!mesh.empty()) distinct = std::min(call.nchannels, static_cast<int>(mesh.size()));
   // Across nodes the distinct rings are rotations of one another; where the topology is symmetric under
   // that rotation, one ring stands for all (exact, copy_folding.hpp).
   const bool same_weights = call.nchannels % distinct == 0;
   if (fold && mesh.empty() && !chain && distinct > 1 && same_weights && costs.gpu_bytes_per_s == 0.0) {
-    if (const auto folded = fold_rings(low, distinct)) {
-      lower_ring_collective(low, call, costs, ring_order(low.topo(), mesh, 0), 0, call.nchannels / distinct, &*folded);
+    if (const auto folded = fold_rings(low, entries, distinct)) {
+      lower_ring_collective(low, call, costs, ring_order(low.topo(), mesh, entries, 0), 0, call.nchannels / distinct, &*folded);
       return;
     }
   }
@@ -173,9 +175,9 @@ void lower_ring(Lowering& low, const NcclCall& call, bool fold) {
     double weight = 0;
     for (int k = c; k < call.nchannels; k += distinct) ++weight;
     if (chain)
-      lower_ring_chain(low, call, costs, ring_order(low.topo(), mesh, c), c, weight);
+      lower_ring_chain(low, call, costs, ring_order(low.topo(), mesh, entries, c), c, weight);
     else
-      lower_ring_collective(low, call, costs, ring_order(low.topo(), mesh, c), c, weight, nullptr);
+      lower_ring_collective(low, call, costs, ring_order(low.topo(), mesh, entries, c), c, weight, nullptr);
   }
 }
 

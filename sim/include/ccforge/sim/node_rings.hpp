@@ -21,8 +21,9 @@ namespace ccforge::sim {
 std::vector<int> rail_entries(const topo::Topology& topo);
 
 // Channel `channel`'s ring over several nodes: node by node, each node's GPUs from its entry e =
-// rail_entries()[channel % size] on (e, e+1, ..., e-1), so that the ring leaves from GPU e-1 towards
-// the next node's GPU e and its crossing travels over rail e (PXN: relayed over NVLink to GPU e's NIC).
-std::vector<int> multi_node_ring(const topo::Topology& topo, int channel);
+// entries[channel % size] on (e, e+1, ..., e-1), so that the ring leaves from GPU e-1 towards the next
+// node's GPU e and its crossing travels over rail e (PXN: relayed over NVLink to GPU e's NIC).
+// `entries` is rail_entries(topo), found once by the caller (it reads every link).
+std::vector<int> multi_node_ring(const topo::Topology& topo, const std::vector<int>& entries, int channel);
 
 }  // namespace ccforge::sim
