@@ -61,11 +61,16 @@ inline const std::vector<ir::Collective> kEveryCollective = {ir::Collective::All
                                                              ir::Collective::Broadcast, ir::Collective::Reduce,
                                                              ir::Collective::Gather, ir::Collective::Scatter};
 
+// "allreduce, allgather, ..., scatter": kEveryCollective as --coll spells them.
+inline std::string every_collective_names() {
+  std::string names;
+  for (ir::Collective c : kEveryCollective) names += (names.empty() ? "" : ", ") + std::string(ir::to_string(c));
+  return names;
+}
+
 // --coll, worded alike on every verb; `note`: the verb's own (its default, what a list does there).
 inline CLI::Option* add_coll_flag(CLI::App& cmd, std::string& coll, const std::string& note) {
-  return cmd.add_option("--coll", coll,
-                        "all, one collective or a comma list of allreduce, allgather, reducescatter, alltoall, broadcast, "
-                        "reduce, gather, scatter" + verb_note(cmd, note));
+  return cmd.add_option("--coll", coll, "all, one collective or a comma list of " + every_collective_names() + verb_note(cmd, note));
 }
 
 // --coll's collectives: "all" (every one) or a comma list.
@@ -77,7 +82,7 @@ inline std::vector<ir::Collective> collectives_flag(const std::string& text) {
     const auto c = ir::collective_from_string(name);
     if (!c)
       fail_at("--coll", 0, fmt::format("unknown collective '{}'", name),
-              "use all or a comma list of allreduce, allgather, reducescatter, alltoall, broadcast, reduce, gather, scatter");
+              "use all or a comma list of " + every_collective_names());
     colls.push_back(*c);
   }
   if (colls.empty()) fail_at("--coll", 0, "no collective given", "e.g. --coll allreduce,allgather");
