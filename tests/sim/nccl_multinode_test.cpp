@@ -9,6 +9,7 @@
 #include "ccforge/sim/sim.hpp"
 #include "lowering.hpp"
 #include "nccl_lowering.hpp"
+#include "nccl_model.hpp"
 #include "trees.hpp"
 #include "source_dir.hpp"
 
@@ -113,6 +114,17 @@ TEST(NcclMultiNode, TreeAllreduceSendsEveryChannelUpAndDownEachEdgeOnce) {
   const Moved m = moved(ndv5_x2(), low);
   EXPECT_NEAR(m.network, 2 * bytes, 1e-6 * bytes);
   EXPECT_NEAR(m.intra, 28 * bytes, 1e-6 * bytes);
+}
+
+// NCCL connects the fewest NVLS heads any node has (v2.26.2-1 src/graph/connect.cc: minHeadNum over all
+// ranks), not node 0's: with a NIC of node 1 out of service node 1 has 7 heads, so every node uses 7.
+TEST(NcclMultiNode, NvlsHeadsAreTheFewestAnyNodeHas) {
+  EXPECT_EQ(nccl::make_view(ndv5_x2(), SimParams{}).nvls_heads, 8);
+  const topo::Topology failed = ndv5_x2().with_changes({topo::parse_failure("nic:n1/mlx5_0")});
+  EXPECT_EQ(nccl::nic_heads(failed, 0).size(), 8u);
+  EXPECT_EQ(nccl::nic_heads(failed, 1).size(), 7u);
+  EXPECT_EQ(nccl::make_view(failed, SimParams{}).nvls_heads, 7);
+  EXPECT_EQ(nccl::nvls_connected_heads(failed), (std::vector<int>{0, 1, 2, 3, 4, 5, 6}));
 }
 
 TEST(NcclMultiNode, NvlsTreeSendsEachHeadShareUpAndDownEveryTreeEdge) {

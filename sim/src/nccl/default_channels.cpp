@@ -45,7 +45,6 @@
 #include <limits>
 #include <map>
 #include <mutex>
-#include <set>
 #include <span>
 #include <string>
 #include <tuple>
@@ -207,11 +206,7 @@ NodeView net_view(const topo::Topology& topo, double port_gbs) {
   // (init.cc: nChannels = min over ranks), so the node with the fewest NICs in service decides.
   int per_node = std::numeric_limits<int>::max();
   for (int node = 0; node < topo.num_nodes(); ++node) {
-    std::set<std::uint32_t> nics;
-    for (int r = node * topo.gpus_per_node(); r < (node + 1) * topo.gpus_per_node(); ++r) {
-      if (topo.gpu(r).nearest_nic) nics.insert(topo.gpu(r).nearest_nic->v);
-    }
-    per_node = std::min(per_node, static_cast<int>(nics.size()));
+    per_node = std::min(per_node, static_cast<int>(nic_heads(topo, node).size()));
   }
   return {path, port_gbs, [path, port_gbs, per_node](double speed) {
             return std::min(per_node * fit(path, speed), fit(port_gbs, speed));

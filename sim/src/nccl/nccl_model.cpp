@@ -99,6 +99,7 @@ double bus_bw(const NcclView& v, ir::Collective coll, int algo, int proto) {
                     : v.net_graph_bw_gbs > 0.0 ? v.net_graph_bw_gbs
                                                : std::min(v.intra_bw_gbs, v.inter_bw_gbs);
   const bool allreduce = coll == ir::Collective::AllReduce;
+  if (proto == kLL128 && !v.ll128_built) return 0.0;
   if (algo == kRing) return ring_capable(coll) ? ring_bus_bw(v, coll, proto, bw) : 0.0;
   if (algo == kTree) return allreduce ? tree_bus_bw(v, proto, bw) : 0.0;
   if (algo == kNvls) {
@@ -180,6 +181,25 @@ int graph_channels(const topo::Topology& topo, const SimParams& sim_params, cons
 
 }  // namespace
 
+std::vector<int> nic_heads(const topo::Topology& topo, int node) {
+  std::vector<int> heads;
+  std::set<std::uint32_t> seen;
+  const int ppn = topo.gpus_per_node();
+  for (int r = 0; r < ppn; ++r) {
+    const auto& nic = topo.gpu(node * ppn + r).nearest_nic;
+    if (nic && seen.insert(nic->v).second) heads.push_back(r);
+  }
+  return heads;
+}
+
+std::vector<int> nvls_connected_heads(const topo::Topology& topo) {
+  std::vector<int> heads = nic_heads(topo, 0);
+  for (int n = 1; n < topo.num_nodes(); ++n) {
+    heads.resize(std::min(heads.size(), nic_heads(topo, n).size()));
+  }
+  return heads;
+}
+
 double datasheet_link_gbs(const topo::Topology& topo, topo::GpuArch arch) {
   const std::string name = arch == topo::GpuArch::Cdna3 ? std::string("link.xgmi.bw_per_link")
                                                         : std::string("link.nvlink.") + topo::param_key(arch) + ".bw_per_link";
@@ -207,11 +227,8 @@ NcclView make_view(const topo::Topology& topo, const SimParams& sim_params) {
   v.intra_bw_gbs = links > 0 ? links * v.tables->nvlink_bw_per_link[v.arch] : g.pcie_bandwidth.gbps();
   v.inter_bw_gbs = g.nic_bandwidth.gbps() * params.get("sim.link.net.efficiency");
   v.nvswitch = topo.has_nvswitch();
-  std::set<std::uint32_t> nics;
-  for (int r = 0; r < v.ppn; ++r) {
-    if (topo.gpu(r).nearest_nic) nics.insert(topo.gpu(r).nearest_nic->v);
-  }
-  v.nvls_heads = static_cast<int>(nics.size());
+  v.nvls_heads = static_cast<int>(nvls_connected_heads(topo).size());
+  v.ll128_built = g.arch != topo::GpuArch::Cdna3;
   if (v.nnodes > 1 && nccl_search_derived(topo)) {
     const SearchedGraphs graphs = searched_graphs(topo, *v.tables);
     v.net_graph_bw_gbs = graphs.ring_channels * graphs.ring_speed;

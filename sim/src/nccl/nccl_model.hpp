@@ -2,6 +2,7 @@
 #pragma once
 
 #include <optional>
+#include <vector>
 
 #include "ccforge/sim/sim.hpp"
 #include "tuning_tables_2_18.hpp"
@@ -22,11 +23,24 @@ struct NcclView {
   // is not derived (then min(intra, inter) per GPU).
   double net_graph_bw_gbs = 0.0;
   bool nvswitch = false;       // GPUs meet in an NVSwitch
-  int nvls_heads = 0;          // NICs per node (NVLSTree sends each head's share through one NIC)
+  // NVLS heads: NICs per node, the fewest any node has (NVLSTree sends each head's share through one NIC;
+  // NCCL connects min over ranks of nvlsHeadNum, v2.26.2-1 src/graph/connect.cc ncclTopoPostset).
+  int nvls_heads = 0;
   int nchannels = 1;           // ring/tree channels after NCCL_MIN/MAX_NCHANNELS and _CTAS
   bool nvls_enabled = true;    // NCCL_NVLS_ENABLE
   bool pat_enabled = true;     // NCCL_PAT_ENABLE
+  // LL128 kernels exist: not on RCCL's CDNA3 (ROCm/rccl @0cbce2a src/device/generate.py compiles LL128
+  // only under __gfx90a__, and src/graph/tuning.cc enables it by default only on gfx90a).
+  bool ll128_built = true;
 };
+
+// Local index of the first GPU behind each distinct NIC of node `node`, in local-rank order: the NICs a
+// node searches channels on, and its NVLS heads (one per NIC, NCCL v2.26.2-1 src/graph/search.cc).
+std::vector<int> nic_heads(const topo::Topology& topo, int node);
+
+// The NVLS heads every node connects: node 0's first min-over-nodes heads (connect.cc uses each node's
+// first minHeadNum heads; ccforge's multi-node topologies give every node the same local order).
+std::vector<int> nvls_connected_heads(const topo::Topology& topo);
 
 // GB/s of one NVLink (xGMI for CDNA3) as the topology was built from datasheets; NCCL counts the same
 // links at its own per-link speed (tuning tables' nvlink_bw_per_link).

@@ -140,7 +140,7 @@ NcclChoice nccl_choose(const topo::Topology& topo, ir::Collective coll, ByteCoun
                      request.proto ? ir::to_string(*request.proto) : ""),
          "tree is allreduce only; allpairs is RCCL's MSCCL allreduce on one 8-GPU MI300X node up to 16 MiB; nvls needs Hopper+ NVSwitch and one node, nvlstree Hopper+ NVSwitch and 2+ "
          "nodes (allreduce); pat needs --nccl-version 2.23+ and one GPU per node (allgather/reducescatter); "
-         "nvls, nvlstree and pat are Simple only; p2p serves alltoall/gather/scatter with Simple; NCCL_ALGO, "
+         "nvls, nvlstree and pat are Simple only; RCCL builds no LL128 on MI300X (gfx942); p2p serves alltoall/gather/scatter with Simple; NCCL_ALGO, "
          "NCCL_PROTO, NCCL_NVLS_ENABLE and NCCL_PAT_ENABLE given with --env narrow the choice; use --algo nccl");
   }
   best.nchannels =

@@ -1,29 +1,17 @@
 #include <fmt/core.h>
 
 #include <algorithm>
-#include <set>
 
 #include "costs.hpp"
 #include "copy_folding.hpp"
 #include "nccl_lowering.hpp"
+#include "nccl_model.hpp"
 #include "send_order.hpp"
 #include "trees.hpp"
 #include "tuning_tables.hpp"
 
 namespace ccforge::sim::nccl {
 namespace {
-
-// Local index of each NVLS head: the first GPU of a node behind each distinct NIC (NCCL picks one
-// head per NIC, src/transport/nvls.cc, graph heads).
-std::vector<int> head_locals(const topo::Topology& topo) {
-  std::vector<int> heads;
-  std::set<std::uint32_t> seen;
-  for (int r = 0; r < topo.gpus_per_node(); ++r) {
-    const auto& nic = topo.gpu(r).nearest_nic;
-    if (nic && seen.insert(nic->v).second) heads.push_back(r);
-  }
-  return heads;
-}
 
 // NVLSTree chunk (src/enqueue.cc, NCCL_ALGO_NVLS_TREE): the version's largest (`start`: 2.18 one Simple
 // step, 512 KiB; 2.21+ 128 KiB, 64 KiB from 4 nodes), halved down to 32 KiB while the call is small
@@ -107,7 +95,7 @@ void lower_nvls_tree(Lowering& low, const NcclCall& call, bool fold) {
   const double efficiency = low.params().get(std::string("sim.nvls.efficiency.") + topo::param_key(low.arch()));
   const int g = topo.gpus_per_node();
   const int nnodes = topo.num_nodes();
-  const std::vector<int> heads = head_locals(topo);
+  const std::vector<int> heads = nvls_connected_heads(topo);
   // An NVLS reduce or multicast waits one NVLS step handoff, as in lower_nvls.
   const SimTime nvls_delay = nvls_step_handoff(topo, 0, g);
   const TuningConstants* tables = tuning_tables_for(low.params().get("sim.nccl.version"));
