@@ -61,6 +61,26 @@ TEST(RcclMscclChoice, NoLL128OnMi300x) {
   EXPECT_EQ(pick("ndv4.xml", ir::Collective::AllGather, 4194304).proto, ir::Protocol::LL128);
 }
 
+// Outside the bundled algorithms RCCL's own model decides (ROCm/rccl @0cbce2a src/graph/tuning.cc,
+// tuning_model_5 of rome_model_79): busBw = 7 xGMI links x 48 GB/s (GFX94X_XGMI_WIDTH) x bwRatio (ring LL
+// 0.08, Simple 1.0), latency baseLat 12 / 17 us + steps x hwLat 0.8 / 2.1 us. Allgather: LL to ~471 KB.
+TEST(RcclMscclChoice, RcclTuningModelOutsideTheBundledAlgorithms) {
+  const double total_bw = 7 * 48.0, ag_ratio = 8.0 / 7.0;
+  const NcclChoice ll = pick("mi300x.xml", ir::Collective::AllGather, 393216);
+  EXPECT_EQ(ll.name(), "nccl:ring:LL");
+  EXPECT_NEAR(ll.model_us, 12 + 7 * 0.8 + 393216 / (1000 * total_bw * 0.08 * ag_ratio), 1e-3);
+  const NcclChoice simple = pick("mi300x.xml", ir::Collective::AllGather, 524288);
+  EXPECT_EQ(simple.name(), "nccl:ring:Simple");
+  EXPECT_NEAR(simple.model_us, 17 + 7 * 2.1 + 524288 / (1000 * total_bw * ag_ratio), 1e-3);
+  // Broadcast: LL rated x1.65 on one gfx94 node; 8 steps, each at the ring's LL latency.
+  const NcclChoice bcast = pick("mi300x.xml", ir::Collective::Broadcast, 65536);
+  EXPECT_EQ(bcast.name(), "nccl:ring:LL");
+  EXPECT_NEAR(bcast.model_us, 12 + 8 * 0.8 + 65536 / (1000 * total_bw * 0.08 * 1.65), 1e-3);
+  // No tree Simple on one gfx94 node; tree LL (ratio 0.06, x0.5) never beats ring LL here.
+  EXPECT_THROW(pick("mi300x.xml", ir::Collective::AllReduce, 1 << 26, "nccl:tree:simple"), DiagError);
+  EXPECT_EQ(pick("mi300x.xml", ir::Collective::AllReduce, 1 << 26, "nccl:tree").proto, ir::Protocol::LL);
+}
+
 TEST(RcclMscclChoice, ExplicitRequestsAreHonoured) {
   EXPECT_EQ(pick("mi300x.xml", ir::Collective::AllReduce, 1048576, "nccl:ring").algo, NcclAlgo::Ring);
   EXPECT_EQ(pick("mi300x.xml", ir::Collective::AllReduce, 1048576, "nccl:allpairs").algo, NcclAlgo::AllPairs);

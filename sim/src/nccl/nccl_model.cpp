@@ -8,6 +8,7 @@
 
 #include "costs.hpp"
 #include "default_channels.hpp"
+#include "rccl_msccl.hpp"
 
 namespace ccforge::sim::nccl {
 namespace {
@@ -21,7 +22,7 @@ int arch_row(topo::GpuArch arch) {
     case topo::GpuArch::Blackwell:
       return 3;
     default:
-      return 1;  // Ampere, and CDNA3 (RCCL keeps NCCL's Ampere-era tables)
+      return 1;  // Ampere, and CDNA3 where RCCL's own model (rccl_tuning.hpp) does not apply
   }
 }
 
@@ -91,6 +92,30 @@ double nvls_tree_bus_bw(const NcclView& v) {
 
 bool gather_like(ir::Collective c) { return c == ir::Collective::AllGather || c == ir::Collective::ReduceScatter; }
 
+// RCCL on its hand-matched node (rccl_tuning.hpp): busBw = totalBw x bwRatio; ring for every ring
+// collective, tree for allreduce only and never Simple on one gfx94 node.
+double rccl_bus_bw(const NcclView& v, ir::Collective coll, int algo, int proto) {
+  const RcclTuning& r = *v.rccl;
+  if (algo == kRing && ring_capable(coll)) {
+    const bool bcast_reduce = coll == ir::Collective::Broadcast || coll == ir::Collective::Reduce;
+    return v.intra_bw_gbs * r.bw_ratio[kRcclRing][proto] * (proto == kLL && bcast_reduce ? r.bcast_reduce_ring_ll : 1.0);
+  }
+  if (algo == kTree && coll == ir::Collective::AllReduce && proto != kSimple) {
+    return v.intra_bw_gbs * r.bw_ratio[kRcclTree][proto];
+  }
+  return 0.0;
+}
+
+// Broadcast and reduce pay a step latency per step as other ring collectives do (MI300X channels run
+// different rings, so RCCL's sameChannels shortcut does not apply), Simple at the tree's step latency.
+double rccl_latency_us(const NcclView& v, ir::Collective coll, int algo, int proto) {
+  const RcclTuning& r = *v.rccl;
+  if (algo == kTree) return r.base_lat[kRcclTree][proto] + 2 * (v.ppn - 1) * r.xgmi_lat[kRcclTree][proto];
+  const bool bcast_reduce = coll == ir::Collective::Broadcast || coll == ir::Collective::Reduce;
+  const double step = bcast_reduce && proto == kSimple ? r.xgmi_lat[kRcclTree][proto] : r.xgmi_lat[kRcclRing][proto];
+  return r.base_lat[kRcclRing][proto] + nsteps(coll, v.nranks) * step;
+}
+
 // Bus bandwidth NCCL assigns to (algo, proto), GB/s; 0 when NCCL would not run it.
 double bus_bw(const NcclView& v, ir::Collective coll, int algo, int proto) {
   // One GPU per node: its only peer path is the NIC (the graph's bwIntra is the net speed).
@@ -100,6 +125,7 @@ double bus_bw(const NcclView& v, ir::Collective coll, int algo, int proto) {
                                                : std::min(v.intra_bw_gbs, v.inter_bw_gbs);
   const bool allreduce = coll == ir::Collective::AllReduce;
   if (proto == kLL128 && !v.ll128_built) return 0.0;
+  if (v.rccl) return rccl_bus_bw(v, coll, algo, proto);
   if (algo == kRing) return ring_capable(coll) ? ring_bus_bw(v, coll, proto, bw) : 0.0;
   if (algo == kTree) return allreduce ? tree_bus_bw(v, proto, bw) : 0.0;
   if (algo == kNvls) {
@@ -131,6 +157,7 @@ int log2_floor(int n) {
 }
 
 double latency_us(const NcclView& v, ir::Collective coll, int algo, int proto) {
+  if (v.rccl) return rccl_latency_us(v, coll, algo, proto);
   const TuningConstants& t = *v.tables;
   const bool legacy = t.legacy_multi_node;
   double intra = t.hw_lat[v.intra_hw][algo][proto];
@@ -229,6 +256,11 @@ NcclView make_view(const topo::Topology& topo, const SimParams& sim_params) {
   v.nvswitch = topo.has_nvswitch();
   v.nvls_heads = static_cast<int>(nvls_connected_heads(topo).size());
   v.ll128_built = g.arch != topo::GpuArch::Cdna3;
+  if (v.nnodes == 1 && rccl_msccl_node(topo)) {
+    // rome_models.cc: the model graph's nChannels x bwIntra is totalBw, the GPU's xGMI links at RCCL's width.
+    v.rccl = &kRcclTuningModel5;
+    v.intra_bw_gbs = links * v.rccl->xgmi_link_gbs;
+  }
   if (v.nnodes > 1 && nccl_search_derived(topo)) {
     const SearchedGraphs graphs = searched_graphs(topo, *v.tables);
     v.net_graph_bw_gbs = graphs.ring_channels * graphs.ring_speed;
@@ -245,7 +277,11 @@ std::optional<double> model_time_us(const NcclView& v, ir::Collective coll, int 
   double algbw = bus * algbw_ratio(v, coll, algo);
   if (algo == kTree) {
     const int idx = static_cast<int>(std::log2(std::max(bytes, 64.0) / 64.0));
-    if (idx < kTreeCorrectionSizes) algbw *= kTreeCorrection[proto][idx];
+    if (v.rccl) {
+      algbw *= v.rccl->tree_correction[proto][std::min(idx, 26)];
+    } else if (idx < kTreeCorrectionSizes) {
+      algbw *= kTreeCorrection[proto][idx];
+    }
   }
   return latency_us(v, coll, algo, proto) + bytes / (1000.0 * algbw);
 }
