@@ -72,10 +72,12 @@ TEST(RcclMscclChoice, RcclTuningModelOutsideTheBundledAlgorithms) {
   const NcclChoice simple = pick("mi300x.xml", ir::Collective::AllGather, 524288);
   EXPECT_EQ(simple.name(), "nccl:ring:Simple");
   EXPECT_NEAR(simple.model_us, 17 + 7 * 2.1 + 524288 / (1000 * total_bw * ag_ratio), 1e-3);
-  // Broadcast: LL rated x1.65 on one gfx94 node; 8 steps, each at the ring's LL latency.
+  // Broadcast: LL rated x1.65 on one gfx94 node; one step latency (the model graph's sameChannels).
   const NcclChoice bcast = pick("mi300x.xml", ir::Collective::Broadcast, 65536);
   EXPECT_EQ(bcast.name(), "nccl:ring:LL");
-  EXPECT_NEAR(bcast.model_us, 12 + 8 * 0.8 + 65536 / (1000 * total_bw * 0.08 * 1.65), 1e-3);
+  EXPECT_NEAR(bcast.model_us, 12 + 0.8 + 65536 / (1000 * total_bw * 0.08 * 1.65), 1e-3);
+  EXPECT_EQ(pick("mi300x.xml", ir::Collective::Broadcast, 262144).name(), "nccl:ring:LL");
+  EXPECT_EQ(pick("mi300x.xml", ir::Collective::Broadcast, 524288).name(), "nccl:ring:Simple");
   // No tree Simple on one gfx94 node; tree LL (ratio 0.06, x0.5) never beats ring LL here.
   EXPECT_THROW(pick("mi300x.xml", ir::Collective::AllReduce, 1 << 26, "nccl:tree:simple"), DiagError);
   EXPECT_EQ(pick("mi300x.xml", ir::Collective::AllReduce, 1 << 26, "nccl:tree").proto, ir::Protocol::LL);

@@ -106,14 +106,14 @@ double rccl_bus_bw(const NcclView& v, ir::Collective coll, int algo, int proto) 
   return 0.0;
 }
 
-// Broadcast and reduce pay a step latency per step as other ring collectives do (MI300X channels run
-// different rings, so RCCL's sameChannels shortcut does not apply), Simple at the tree's step latency.
+// Broadcast and reduce pay one step latency: the model graph keeps sameChannels = 1 (ROCm/rccl @0cbce2a
+// src/graph/search.cc ncclTopoCompute sets it before matching rome models, whose parsers leave it), and
+// tuning.cc then adds `lat` once instead of nsteps x lat.
 double rccl_latency_us(const NcclView& v, ir::Collective coll, int algo, int proto) {
   const RcclTuning& r = *v.rccl;
   if (algo == kTree) return r.base_lat[kRcclTree][proto] + 2 * (v.ppn - 1) * r.xgmi_lat[kRcclTree][proto];
   const bool bcast_reduce = coll == ir::Collective::Broadcast || coll == ir::Collective::Reduce;
-  const double step = bcast_reduce && proto == kSimple ? r.xgmi_lat[kRcclTree][proto] : r.xgmi_lat[kRcclRing][proto];
-  return r.base_lat[kRcclRing][proto] + nsteps(coll, v.nranks) * step;
+  return r.base_lat[kRcclRing][proto] + (bcast_reduce ? 1 : nsteps(coll, v.nranks)) * r.xgmi_lat[kRcclRing][proto];
 }
 
 // Bus bandwidth NCCL assigns to (algo, proto), GB/s; 0 when NCCL would not run it.
