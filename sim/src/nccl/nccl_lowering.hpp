@@ -1,6 +1,9 @@
 // NCCL's algorithms as data movement (one function per algorithm family), lowered to tasks.
 #pragma once
 
+#include <cstdint>
+#include <limits>
+
 #include "ccforge/ir/ir.hpp"
 #include "lowering.hpp"
 
@@ -12,6 +15,9 @@ struct NcclCall {
   ir::Protocol proto;
   int nchannels;
   int root = 0;  // broadcast, reduce, gather, scatter
+  // Ring, chain and tree: lower only the first chunks - 1 chunks of each channel and its last, declared as
+  // repeated blocks (chunk_loop.hpp); kAllChunks (the default) lowers every chunk.
+  std::uint64_t chunks = std::numeric_limits<std::uint64_t>::max();
 };
 
 // Ring (NCCL src/device/all_reduce.h runRing and siblings): per channel, a ring through all ranks;
@@ -19,10 +25,14 @@ struct NcclCall {
 // same ring as a pipelined chain from or to the root. `fold`: across nodes, run one ring for all distinct
 // rings when they are exact images of one another (copy_folding.hpp); false runs every ring.
 void lower_ring(Lowering& low, const NcclCall& call, bool fold = true);
+// Chunks per channel of lower_ring's loop on `p` ranks.
+std::uint64_t ring_chunks(const NcclCall& call, int p);
 
 // Tree allreduce (NCCL's double binary tree, trees.hpp; inside one node a chain): reduce up to the
 // root, broadcast back down, pipelined per step-sized chunk. `fold`: across nodes, run one rotation of each tree for all where that is exact (copy_folding.hpp).
 void lower_tree(Lowering& low, const NcclCall& call, bool fold = true);
+// Chunks per channel of lower_tree's loop.
+std::uint64_t tree_chunks(const NcclCall& call);
 
 // NVLS (NVSwitch multicast, Hopper+): each rank reduces its shard in the switch (multimem.ld_reduce:
 // every rank's port sends the shard once, the owner's port receives it once), then multicasts the

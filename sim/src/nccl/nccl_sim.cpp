@@ -8,6 +8,7 @@
 #include <limits>
 
 #include "ccforge/sim/sim.hpp"
+#include "chunk_loop.hpp"
 #include "costs.hpp"
 #include "nccl_lowering.hpp"
 #include "nccl_model.hpp"
@@ -155,36 +156,50 @@ SimResult simulate_nccl(const topo::Topology& topo, ir::Collective coll, const C
 
 SimResult simulate_nccl_point(const topo::Topology& topo, ir::Collective coll, const CallSpec& call,
                               const NcclChoice& choice, const SimParams& params, Trace* trace) {
-  Lowering low(topo, params.table, trace);
   const nccl::NcclCall ncall{coll, static_cast<double>(call.bytes), choice.proto, choice.nchannels, call.root};
   SimTime base = protocol_costs(params.table, choice.proto, topo.gpu(0).arch).base;
-  switch (choice.algo) {
-    case NcclAlgo::Ring:
-      nccl::lower_ring(low, ncall);
-      break;
-    case NcclAlgo::Tree:
-      nccl::lower_tree(low, ncall);
-      break;
-    case NcclAlgo::Nvls:
-      nccl::lower_nvls(low, ncall);
-      base = SimTime::from_us(params.table.get("sim.nvls.base_us"));
-      break;
-    case NcclAlgo::NvlsTree:
-      nccl::lower_nvls_tree(low, ncall);
-      base = SimTime::from_us(params.table.get("sim.nvls.base_us"));
-      break;
-    case NcclAlgo::Pat:
-      nccl::lower_pat(low, ncall);
-      break;
-    case NcclAlgo::P2p:
-      nccl::lower_p2p(low, ncall);
-      break;
-    case NcclAlgo::AllPairs:
-      nccl::lower_all_pairs(low, ncall);
-      base = msccl_runtime_costs(params.table, ir::Runtime::Rccl).base;
-      break;
+  if (choice.algo == NcclAlgo::Nvls || choice.algo == NcclAlgo::NvlsTree) {
+    base = SimTime::from_us(params.table.get("sim.nvls.base_us"));
+  } else if (choice.algo == NcclAlgo::AllPairs) {
+    base = msccl_runtime_costs(params.table, ir::Runtime::Rccl).base;
   }
-  const EngineStats stats = low.run();
+  // Lowers the call with its chunk loop cut to `chunks` (ring and tree; the others ignore it) and runs it.
+  const auto lower_and_run = [&](std::uint64_t chunks) {
+    Lowering low(topo, params.table, trace);
+    nccl::NcclCall cut = ncall;
+    cut.chunks = chunks;
+    switch (choice.algo) {
+      case NcclAlgo::Ring:
+        nccl::lower_ring(low, cut);
+        break;
+      case NcclAlgo::Tree:
+        nccl::lower_tree(low, cut);
+        break;
+      case NcclAlgo::Nvls:
+        nccl::lower_nvls(low, cut);
+        break;
+      case NcclAlgo::NvlsTree:
+        nccl::lower_nvls_tree(low, cut);
+        break;
+      case NcclAlgo::Pat:
+        nccl::lower_pat(low, cut);
+        break;
+      case NcclAlgo::P2p:
+        nccl::lower_p2p(low, cut);
+        break;
+      case NcclAlgo::AllPairs:
+        nccl::lower_all_pairs(low, cut);
+        break;
+    }
+    return low.run();
+  };
+  // The chunk loop repeats: where the run provably becomes periodic, the rest is added in closed form
+  // (engine.hpp run_extrapolated, exact). A trace shows every chunk.
+  std::uint64_t chunks = 0;
+  if (choice.algo == NcclAlgo::Tree) chunks = nccl::tree_chunks(ncall);
+  if (choice.algo == NcclAlgo::Ring) chunks = nccl::ring_chunks(ncall, topo.num_gpus());
+  const EngineStats stats = chunks > 0 ? run_extrapolated(chunks, trace == nullptr, lower_and_run)
+                                       : lower_and_run(nccl::kAllChunks);
   if (stats.unfinished > 0) {
     fail_at(topo.source_file(), 0, fmt::format("{} stalled: {} transfers never finished", choice.name(), stats.unfinished),
          "a route crosses a link of zero bandwidth; check the topology or profile");

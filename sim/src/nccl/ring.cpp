@@ -6,6 +6,7 @@
 
 #include "ccforge/sim/mesh_rings.hpp"
 #include "ccforge/sim/node_rings.hpp"
+#include "chunk_loop.hpp"
 #include "costs.hpp"
 #include "copy_folding.hpp"
 #include "nccl_lowering.hpp"
@@ -73,112 +74,167 @@ std::optional<std::vector<PathId>> fold_rings(Lowering& low, const std::vector<i
   return paths;
 }
 
-// AllReduce, AllGather, ReduceScatter: loops of steps; op (rank, step, slice) forwards what the
-// previous rank sent at (step - 1, slice).
+// AllReduce, AllGather, ReduceScatter, one channel: per chunk a loop of steps; op (rank, step, slice)
+// forwards what the previous rank sent at (step - 1, slice).
 // `folded`: per ring position, the path one ring uses to stand for all distinct rings (fold_rings);
 // nullptr: this ring's own routes.
-void lower_ring_collective(Lowering& low, const NcclCall& call, const ProtocolCosts& costs,
-                           const std::vector<int>& order, int channel, double weight,
-                           const std::vector<PathId>* folded) {
-  const int p = low.topo().num_gpus();
-  auto send = [&](int i, double payload, int track, std::uint32_t label, bool with_sync) {
-    if (folded == nullptr) {
-      return low.add_transfer(order[i], order[(i + 1) % p], payload, costs, track, label, with_sync, weight);
+class RingChannel {
+ public:
+  RingChannel(Lowering& low, const NcclCall& call, const ProtocolCosts& costs, std::vector<int> order, int channel,
+              double weight, const std::vector<PathId>* folded)
+      : low_(low),
+        costs_(costs),
+        order_(std::move(order)),
+        weight_(weight),
+        folded_(folded),
+        chunking_(ring_chunking(call.proto)),
+        steps_(ring_steps(call.coll, low.topo().num_gpus())) {
+    const int p = low.topo().num_gpus();
+    label_ = low.graph().add_label("ring step");
+    tracks_.resize(p);
+    for (int i = 0; i < p; ++i) {
+      tracks_[i] = low.track(fmt::format("rank {} ch {} x{} (ring{})", order_[i], channel, weight,
+                                         folded != nullptr ? ", standing for every distinct ring" : ""));
     }
-    // As Lowering::add_transfer, on the folded path.
-    const SimTime delay = transfer_alpha(costs, low.topo().route(order[i], order[(i + 1) % p]), with_sync);
-    return low.add_fabric_op((*folded)[i], payload / costs.wire_efficiency, costs.tb_bytes_per_s, delay, track, label,
-                             weight);
-  };
-  const RingChunking chunking = ring_chunking(call.proto);
-  const int steps = ring_steps(call.coll, p);
-  const std::uint32_t label = low.graph().add_label("ring step");
-  std::vector<int> tracks(p);
-  for (int i = 0; i < p; ++i) {
-    tracks[i] = low.track(fmt::format("rank {} ch {} x{} (ring{})", order[i], channel, weight,
-                                      folded != nullptr ? ", standing for every distinct ring" : ""));
+    prev_step_.resize(p);
+    this_step_.resize(p);
+    order_of_.assign(p, SendOrder(chunking_.steps_per_slice));
+    net_.resize(p);
+    for (int i = 0; i < p; ++i) net_[i] = crosses_network(low.topo(), order_[i], order_[(i + 1) % p]);
   }
-  double remaining = rank_share(call, p);
-  std::vector<std::vector<TaskId>> prev_step(p), this_step(p);  // per ring position: slices
-  std::vector<SendOrder> order_of(p, SendOrder(chunking.steps_per_slice));
-  std::vector<char> net(p);
-  for (int i = 0; i < p; ++i) net[i] = crosses_network(low.topo(), order[i], order[(i + 1) % p]);
-  while (remaining > 0.0) {
-    const double step_bytes = std::min(chunking.chunk_bytes, remaining);
-    remaining -= step_bytes;
-    const double slice = step_bytes / chunking.slices;
-    for (int s = 0; s < steps; ++s) {
+
+  void chunk(double step_bytes) {
+    const int p = static_cast<int>(order_.size());
+    const double slice = step_bytes / chunking_.slices;
+    for (int s = 0; s < steps_; ++s) {
       for (int i = 0; i < p; ++i) {
-        this_step[i].clear();
-        for (int j = 0; j < chunking.slices; ++j) {
-          const TaskId t = send(i, slice, tracks[i], label, j == 0);
-          order_of[i].chain(low.graph(), t, net[i] != 0);
-          if (s > 0) low.graph().depend(prev_step[(i + p - 1) % p][j], t);
-          this_step[i].push_back(t);
+        this_step_[i].clear();
+        for (int j = 0; j < chunking_.slices; ++j) {
+          const TaskId t = send(i, slice, j == 0);
+          order_of_[i].chain(low_.graph(), t, net_[i] != 0);
+          if (s > 0) low_.graph().depend(prev_step_[(i + p - 1) % p][j], t);
+          this_step_[i].push_back(t);
         }
       }
-      std::swap(prev_step, this_step);
+      std::swap(prev_step_, this_step_);
     }
   }
-}
 
-// Broadcast from the root / reduce to the root: a pipelined chain along the ring, starting (ending) there.
-void lower_ring_chain(Lowering& low, const NcclCall& call, const ProtocolCosts& costs, std::vector<int> order,
-                      int channel, double weight) {
-  const int p = low.topo().num_gpus();
-  std::rotate(order.begin(), std::find(order.begin(), order.end(), call.root), order.end());
-  const bool to_root = call.coll == ir::Collective::Reduce;
-  const RingChunking chunking = ring_chunking(call.proto);
-  const std::uint32_t label = low.graph().add_label(to_root ? "reduce hop" : "broadcast hop");
-  std::vector<TaskId> prev(p - 1);
-  std::vector<SendOrder> order_of(p - 1, SendOrder(chunking.steps_per_slice * chunking.slices));
-  std::vector<int> tracks(p);
-  for (int i = 0; i < p; ++i) {
-    tracks[i] = low.track(fmt::format("rank {} ch {} x{} (chain)", order[i], channel, weight));
+ private:
+  TaskId send(int i, double payload, bool with_sync) {
+    const int p = static_cast<int>(order_.size());
+    if (folded_ == nullptr) {
+      return low_.add_transfer(order_[i], order_[(i + 1) % p], payload, costs_, tracks_[i], label_, with_sync, weight_);
+    }
+    // As Lowering::add_transfer, on the folded path.
+    const SimTime delay = transfer_alpha(costs_, low_.topo().route(order_[i], order_[(i + 1) % p]), with_sync);
+    return low_.add_fabric_op((*folded_)[i], payload / costs_.wire_efficiency, costs_.tb_bytes_per_s, delay, tracks_[i],
+                              label_, weight_);
   }
-  double remaining = call.bytes / call.nchannels;
-  while (remaining > 0.0) {
-    const double chunk = std::min(chunking.chunk_bytes, remaining);
-    remaining -= chunk;
+
+  Lowering& low_;
+  ProtocolCosts costs_;
+  std::vector<int> order_;
+  double weight_;
+  const std::vector<PathId>* folded_;
+  RingChunking chunking_;
+  int steps_;
+  std::uint32_t label_ = 0;
+  std::vector<int> tracks_;
+  std::vector<std::vector<TaskId>> prev_step_, this_step_;  // per ring position: slices
+  std::vector<SendOrder> order_of_;
+  std::vector<char> net_;
+};
+
+// Broadcast from the root / reduce to the root, one channel: a pipelined chain along the ring, starting
+// (ending) there.
+class ChainChannel {
+ public:
+  ChainChannel(Lowering& low, const NcclCall& call, const ProtocolCosts& costs, std::vector<int> order, int channel,
+               double weight)
+      : low_(low), costs_(costs), order_(std::move(order)), weight_(weight), to_root_(call.coll == ir::Collective::Reduce) {
+    const int p = low.topo().num_gpus();
+    std::rotate(order_.begin(), std::find(order_.begin(), order_.end(), call.root), order_.end());
+    const RingChunking chunking = ring_chunking(call.proto);
+    label_ = low.graph().add_label(to_root_ ? "reduce hop" : "broadcast hop");
+    prev_.resize(p - 1);
+    order_of_.assign(p - 1, SendOrder(chunking.steps_per_slice * chunking.slices));
+    tracks_.resize(p);
+    for (int i = 0; i < p; ++i) tracks_[i] = low.track(fmt::format("rank {} ch {} x{} (chain)", order_[i], channel, weight));
+  }
+
+  void chunk(double chunk) {
+    const int p = static_cast<int>(order_.size());
     // Hop h moves the chunk from chain position h to h+1 (towards the root for reduce).
     for (int h = 0; h < p - 1; ++h) {
-      const int src = to_root ? order[p - 1 - h] : order[h];
-      const int dst = to_root ? order[p - 2 - h] : order[h + 1];
-      const TaskId t = low.add_transfer(src, dst, chunk, costs, tracks[to_root ? p - 1 - h : h], label, true, weight);
-      order_of[h].chain(low.graph(), t, crosses_network(low.topo(), src, dst));
-      if (h > 0) low.graph().depend(prev[h - 1], t);
-      prev[h] = t;
+      const int src = to_root_ ? order_[p - 1 - h] : order_[h];
+      const int dst = to_root_ ? order_[p - 2 - h] : order_[h + 1];
+      const TaskId t =
+          low_.add_transfer(src, dst, chunk, costs_, tracks_[to_root_ ? p - 1 - h : h], label_, true, weight_);
+      order_of_[h].chain(low_.graph(), t, crosses_network(low_.topo(), src, dst));
+      if (h > 0) low_.graph().depend(prev_[h - 1], t);
+      prev_[h] = t;
     }
   }
+
+ private:
+  Lowering& low_;
+  ProtocolCosts costs_;
+  std::vector<int> order_;
+  double weight_;
+  bool to_root_;
+  std::uint32_t label_ = 0;
+  std::vector<TaskId> prev_;
+  std::vector<SendOrder> order_of_;
+  std::vector<int> tracks_;
+};
+
+bool is_chain(ir::Collective coll) { return coll == ir::Collective::Broadcast || coll == ir::Collective::Reduce; }
+
+// The chunk loop of one channel: a chain moves the channel's whole buffer, a ring each rank's share.
+ChunkLoop ring_loop(const NcclCall& call, int p) {
+  const double chunk = ring_chunking(call.proto).chunk_bytes;
+  return chunk_loop(is_chain(call.coll) ? call.bytes / call.nchannels : rank_share(call, p), chunk);
 }
 
 }  // namespace
 
+std::uint64_t ring_chunks(const NcclCall& call, int p) { return ring_loop(call, p).count; }
+
 void lower_ring(Lowering& low, const NcclCall& call, bool fold) {
   const ProtocolCosts costs = protocol_costs(low.params(), call.proto, low.arch());
-  const bool chain = call.coll == ir::Collective::Broadcast || call.coll == ir::Collective::Reduce;
+  const bool chain = is_chain(call.coll);
   const std::vector<std::vector<int>> mesh = mesh_rings(low.topo());
+  const ChunkLoop loop = ring_loop(call, low.topo().num_gpus());
   // Channels with the same ring are identical: simulate one, weighted by how many it stands for.
   const std::vector<int> entries = low.topo().num_nodes() > 1 ? rail_entries(low.topo()) : std::vector<int>{};
   int distinct = low.topo().num_nodes() == 1 ? 1 : std::min(call.nchannels, static_cast<int>(entries.size()));
   if (!mesh.empty()) distinct = std::min(call.nchannels, static_cast<int>(mesh.size()));
+  std::vector<RingChannel> rings;
+  std::vector<ChainChannel> chains;
   // Across nodes the distinct rings are rotations of one another; where the topology is symmetric under
   // that rotation, one ring stands for all (exact, copy_folding.hpp).
   const bool same_weights = call.nchannels % distinct == 0;
+  std::optional<std::vector<PathId>> folded;
   if (fold && mesh.empty() && !chain && distinct > 1 && same_weights && costs.gpu_bytes_per_s == 0.0) {
-    if (const auto folded = fold_rings(low, entries, distinct)) {
-      lower_ring_collective(low, call, costs, ring_order(low.topo(), mesh, entries, 0), 0, call.nchannels / distinct, &*folded);
-      return;
+    folded = fold_rings(low, entries, distinct);
+  }
+  if (folded) {
+    rings.emplace_back(low, call, costs, ring_order(low.topo(), mesh, entries, 0), 0, call.nchannels / distinct, &*folded);
+  } else {
+    for (int c = 0; c < distinct; ++c) {
+      double weight = 0;
+      for (int k = c; k < call.nchannels; k += distinct) ++weight;
+      if (chain)
+        chains.emplace_back(low, call, costs, ring_order(low.topo(), mesh, entries, c), c, weight);
+      else
+        rings.emplace_back(low, call, costs, ring_order(low.topo(), mesh, entries, c), c, weight, nullptr);
     }
   }
-  for (int c = 0; c < distinct; ++c) {
-    double weight = 0;
-    for (int k = c; k < call.nchannels; k += distinct) ++weight;
-    if (chain)
-      lower_ring_chain(low, call, costs, ring_order(low.topo(), mesh, entries, c), c, weight);
-    else
-      lower_ring_collective(low, call, costs, ring_order(low.topo(), mesh, entries, c), c, weight, nullptr);
-  }
+  lower_chunk_loop(low, loop, call.chunks, [&](double bytes) {
+    for (RingChannel& ring : rings) ring.chunk(bytes);
+    for (ChainChannel& c : chains) c.chunk(bytes);
+  });
 }
 
 }  // namespace ccforge::sim::nccl

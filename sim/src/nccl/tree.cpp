@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "ccforge/sim/node_rings.hpp"
+#include "chunk_loop.hpp"
 #include "copy_folding.hpp"
 #include "costs.hpp"
 #include "nccl_lowering.hpp"
@@ -14,66 +15,83 @@
 namespace ccforge::sim::nccl {
 namespace {
 
-// NCCL tree chunk: one protocol step (calcBytePerStep, ir::step_bytes).
-double tree_chunk(ir::Protocol proto) { return static_cast<double>(ir::step_bytes(proto)); }
+// Folded paths of one tree standing for its rotations, keyed by (src, dst) of its sends.
+using FoldedSends = std::map<std::pair<int, int>, PathId>;
 
 // One tree channel (NCCL all_reduce.h runTreeUpDown/runTreeSplit): per chunk, every rank reduces
 // what its children sent and passes it to its parent; the root then sends the result down, every rank
 // forwarding what its parent sent to its children.
-// Folded paths of one tree standing for its rotations, keyed by (src, dst) of its sends.
-using FoldedSends = std::map<std::pair<int, int>, PathId>;
-
-void lower_tree_channel(Lowering& low, const NcclCall& call, const ProtocolCosts& costs, const GpuTree& tree,
-                        const std::string& name, double weight, const FoldedSends* folded) {
-  const topo::Topology& topo = low.topo();
-  const int p = topo.num_gpus();
-  auto send = [&](int src, int dst, double payload, int track, std::uint32_t label) {
-    if (folded == nullptr) return low.add_transfer(src, dst, payload, costs, track, label, true, weight);
-    // As Lowering::add_transfer, on the folded path.
-    return low.add_fabric_op(folded->at({src, dst}), payload / costs.wire_efficiency, costs.tb_bytes_per_s,
-                             transfer_alpha(costs, topo.route(src, dst)), track, label, weight);
-  };
-  const std::uint32_t up_label = low.graph().add_label("tree reduce");
-  const std::uint32_t down_label = low.graph().add_label("tree broadcast");
-  std::vector<int> tracks(p);
-  for (int r = 0; r < p; ++r) tracks[r] = low.track(fmt::format("rank {} {} x{} (tree)", r, name, weight));
-  std::vector<SendOrder> up_order(p);
-  std::vector<std::vector<SendOrder>> down_order(p);
-  std::vector<char> up_net(p);
-  std::vector<std::vector<char>> down_net(p);
-  for (int r = 0; r < p; ++r) {
-    if (tree.parent[r] >= 0) up_net[r] = crosses_network(topo, r, tree.parent[r]);
-    down_order[r].resize(tree.children[r].size());
-    for (int c : tree.children[r]) down_net[r].push_back(crosses_network(topo, r, c));
-  }
-  std::vector<TaskId> up(p), down(p);  // this chunk: the send to the parent, the send from the parent
-  double remaining = call.bytes / call.nchannels;
-  while (remaining > 0.0) {
-    const double chunk = std::min(tree_chunk(call.proto), remaining);
-    remaining -= chunk;
-    for (int r : tree.leaves_first) {
-      if (tree.parent[r] < 0) continue;
-      const TaskId t = send(r, tree.parent[r], chunk, tracks[r], up_label);
-      for (int c : tree.children[r]) low.graph().depend(up[c], t);
-      up_order[r].chain(low.graph(), t, up_net[r] != 0);
-      up[r] = t;
+class TreeChannel {
+ public:
+  TreeChannel(Lowering& low, const ProtocolCosts& costs, GpuTree tree, const std::string& name, double weight,
+              const FoldedSends* folded)
+      : low_(low), costs_(costs), tree_(std::move(tree)), weight_(weight), folded_(folded) {
+    const topo::Topology& topo = low.topo();
+    const int p = topo.num_gpus();
+    up_label_ = low.graph().add_label("tree reduce");
+    down_label_ = low.graph().add_label("tree broadcast");
+    tracks_.resize(p);
+    for (int r = 0; r < p; ++r) tracks_[r] = low.track(fmt::format("rank {} {} x{} (tree)", r, name, weight));
+    up_order_.resize(p);
+    down_order_.resize(p);
+    up_net_.resize(p);
+    down_net_.resize(p);
+    for (int r = 0; r < p; ++r) {
+      if (tree_.parent[r] >= 0) up_net_[r] = crosses_network(topo, r, tree_.parent[r]);
+      down_order_[r].resize(tree_.children[r].size());
+      for (int c : tree_.children[r]) down_net_[r].push_back(crosses_network(topo, r, c));
     }
-    for (auto it = tree.leaves_first.rbegin(); it != tree.leaves_first.rend(); ++it) {
+    up_.resize(p);
+    down_.resize(p);
+  }
+
+  // The next chunk of `chunk` bytes, reduced up the tree and broadcast back down.
+  void chunk(double chunk) {
+    TaskGraph& graph = low_.graph();
+    for (int r : tree_.leaves_first) {
+      if (tree_.parent[r] < 0) continue;
+      const TaskId t = send(r, tree_.parent[r], chunk, tracks_[r], up_label_);
+      for (int c : tree_.children[r]) graph.depend(up_[c], t);
+      up_order_[r].chain(graph, t, up_net_[r] != 0);
+      up_[r] = t;
+    }
+    for (auto it = tree_.leaves_first.rbegin(); it != tree_.leaves_first.rend(); ++it) {
       const int r = *it;
-      const auto& kids = tree.children[r];
+      const auto& kids = tree_.children[r];
       for (std::size_t k = 0; k < kids.size(); ++k) {
-        const TaskId t = send(r, kids[k], chunk, tracks[r], down_label);
-        if (r == tree.root) {
-          for (int c : kids) low.graph().depend(up[c], t);
+        const TaskId t = send(r, kids[k], chunk, tracks_[r], down_label_);
+        if (r == tree_.root) {
+          for (int c : kids) graph.depend(up_[c], t);
         } else {
-          low.graph().depend(down[r], t);
+          graph.depend(down_[r], t);
         }
-        down_order[r][k].chain(low.graph(), t, down_net[r][k] != 0);
-        down[kids[k]] = t;
+        down_order_[r][k].chain(graph, t, down_net_[r][k] != 0);
+        down_[kids[k]] = t;
       }
     }
   }
-}
+
+ private:
+  TaskId send(int src, int dst, double payload, int track, std::uint32_t label) {
+    if (folded_ == nullptr) return low_.add_transfer(src, dst, payload, costs_, track, label, true, weight_);
+    // As Lowering::add_transfer, on the folded path.
+    return low_.add_fabric_op(folded_->at({src, dst}), payload / costs_.wire_efficiency, costs_.tb_bytes_per_s,
+                              transfer_alpha(costs_, low_.topo().route(src, dst)), track, label, weight_);
+  }
+
+  Lowering& low_;
+  ProtocolCosts costs_;
+  GpuTree tree_;
+  double weight_;
+  const FoldedSends* folded_;
+  std::uint32_t up_label_ = 0, down_label_ = 0;
+  std::vector<int> tracks_;
+  std::vector<SendOrder> up_order_;
+  std::vector<std::vector<SendOrder>> down_order_;
+  std::vector<char> up_net_;
+  std::vector<std::vector<char>> down_net_;
+  std::vector<TaskId> up_, down_;  // the last chunk's send to the parent, send from the parent, per rank
+};
 
 // Tree `which` with rotation 0 standing for all ppn rotations, which are its images under rotating the
 // local GPUs and rails; nullopt unless that is exact (copy_folding.hpp).
@@ -108,9 +126,15 @@ std::optional<FoldedSends> fold_rotations(Lowering& low, int which) {
 
 }  // namespace
 
+std::uint64_t tree_chunks(const NcclCall& call) {
+  return chunk_loop(call.bytes / call.nchannels, static_cast<double>(ir::step_bytes(call.proto))).count;
+}
+
 void lower_tree(Lowering& low, const NcclCall& call, bool fold) {
   const ProtocolCosts costs = protocol_costs(low.params(), call.proto, low.arch());
   const topo::Topology& topo = low.topo();
+  // NCCL tree chunk: one protocol step (calcBytePerStep, ir::step_bytes).
+  const ChunkLoop loop = chunk_loop(call.bytes / call.nchannels, static_cast<double>(ir::step_bytes(call.proto)));
   // Channel c runs tree c % 2 with its node chains starting at entries[(c / 2) % entries], GPUs with a
   // NIC in service (sim/node_rings.hpp), so that channels leave and enter nodes through different GPUs
   // and NICs. Inside one node both trees are the same chain and every channel runs it. Channels with the
@@ -118,27 +142,33 @@ void lower_tree(Lowering& low, const NcclCall& call, bool fold) {
   const std::vector<int> entries = rail_entries(topo);
   const int rails = static_cast<int>(entries.size());
   const int shapes = topo.num_nodes() == 1 ? 1 : std::min(call.nchannels, 2 * rails);
+  std::vector<TreeChannel> channels;
+  channels.reserve(static_cast<std::size_t>(shapes));
   // Across nodes the rotations of a tree are images of one another: where that is exact, one rotation
   // per tree stands for all.
   const int g = topo.gpus_per_node();
+  std::optional<FoldedSends> tree0, tree1;
   if (fold && shapes == 2 * g && g > 1 && call.nchannels % shapes == 0 && costs.gpu_bytes_per_s == 0.0) {
-    const auto tree0 = fold_rotations(low, 0);
-    const auto tree1 = tree0 ? fold_rotations(low, 1) : std::nullopt;
-    if (tree0 && tree1) {
-      const double weight = call.nchannels / shapes;
-      lower_tree_channel(low, call, costs, gpu_tree(topo, 0, 0), "tree 0 all rotations", weight, &*tree0);
-      lower_tree_channel(low, call, costs, gpu_tree(topo, 1, 0), "tree 1 all rotations", weight, &*tree1);
-      return;
+    tree0 = fold_rotations(low, 0);
+    if (tree0) tree1 = fold_rotations(low, 1);
+  }
+  if (tree0 && tree1) {
+    const double weight = call.nchannels / shapes;
+    channels.emplace_back(low, costs, gpu_tree(topo, 0, 0), "tree 0 all rotations", weight, &*tree0);
+    channels.emplace_back(low, costs, gpu_tree(topo, 1, 0), "tree 1 all rotations", weight, &*tree1);
+  } else {
+    for (int s = 0; s < shapes; ++s) {
+      double weight = 0;
+      for (int c = s; c < call.nchannels; c += shapes) ++weight;
+      const int which = s % 2;
+      const int rotation = entries[static_cast<std::size_t>((s / 2) % rails)];
+      channels.emplace_back(low, costs, gpu_tree(topo, which, rotation), fmt::format("tree {} rot {}", which, rotation),
+                            weight, nullptr);
     }
   }
-  for (int s = 0; s < shapes; ++s) {
-    double weight = 0;
-    for (int c = s; c < call.nchannels; c += shapes) ++weight;
-    const int which = s % 2;
-    const int rotation = entries[static_cast<std::size_t>((s / 2) % rails)];
-    lower_tree_channel(low, call, costs, gpu_tree(topo, which, rotation), fmt::format("tree {} rot {}", which, rotation),
-                       weight, nullptr);
-  }
+  lower_chunk_loop(low, loop, call.chunks, [&](double bytes) {
+    for (TreeChannel& channel : channels) channel.chunk(bytes);
+  });
 }
 
 }  // namespace ccforge::sim::nccl
