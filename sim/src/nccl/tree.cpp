@@ -21,6 +21,14 @@ using FoldedSends = std::map<std::pair<int, int>, PathId>;
 // One tree channel (NCCL all_reduce.h runTreeUpDown/runTreeSplit): per chunk, every rank reduces
 // what its children sent and passes it to its parent; the root then sends the result down, every rank
 // forwarding what its parent sent to its children.
+// Receiver back-pressure: a tree chunk is one step, one buffer slot of the connection, and the receiver
+// frees the slot (posts its head) only once the op that reads it is done (NVIDIA/nccl @5067397c
+// src/device/prims_simple.h genericOp: postPeer after reduceCopy; prims_ll.h postRecv), while the
+// sender waits for head + NCCL_STEPS to cover its step (prims_simple.h waitPeer, prims_ll.h waitSend;
+// src/include/device.h NCCL_STEPS 8). So a send of chunk k waits for the receiver's forwarding of chunk
+// k - kNcclSteps: up, the parent's send to its parent (at the root its sends down: it reduces and
+// broadcasts in one op, runTreeSplit); down, the child's sends to its children. A leaf frees its slot
+// on arrival, which SendOrder already orders.
 class TreeChannel {
  public:
   TreeChannel(Lowering& low, const ProtocolCosts& costs, GpuTree tree, const std::string& name, double weight,
@@ -43,21 +51,37 @@ class TreeChannel {
     }
     up_.resize(p);
     down_.resize(p);
+    up_sent_.resize(static_cast<std::size_t>(p) * ir::kNcclSteps);
+    down_sent_.resize(static_cast<std::size_t>(p) * ir::kNcclSteps);
   }
 
   // The next chunk of `chunk` bytes, reduced up the tree and broadcast back down.
   void chunk(double chunk) {
     TaskGraph& graph = low_.graph();
+    // This chunk's slots; each holds chunk index_ - kNcclSteps's sends until overwritten below.
+    const bool slots_full = index_ >= static_cast<std::uint64_t>(ir::kNcclSteps);
+    const auto slot = static_cast<std::size_t>(index_ % ir::kNcclSteps);
     for (int r : tree_.leaves_first) {
-      if (tree_.parent[r] < 0) continue;
-      const TaskId t = send(r, tree_.parent[r], chunk, tracks_[r], up_label_);
+      const int parent = tree_.parent[r];
+      if (parent < 0) continue;
+      const TaskId t = send(r, parent, chunk, tracks_[r], up_label_);
       for (int c : tree_.children[r]) graph.depend(up_[c], t);
+      if (slots_full) {
+        if (parent == tree_.root) {
+          for (TaskId freed : down_sent(parent, slot)) graph.depend(freed, t);
+        } else {
+          graph.depend(up_sent_[slot_of(parent, slot)], t);
+        }
+      }
       up_order_[r].chain(graph, t, up_net_[r] != 0);
       up_[r] = t;
+      up_sent_[slot_of(r, slot)] = t;  // r's children, which read it, came before r
     }
     for (auto it = tree_.leaves_first.rbegin(); it != tree_.leaves_first.rend(); ++it) {
       const int r = *it;
       const auto& kids = tree_.children[r];
+      std::vector<TaskId>& sent = down_sent_[slot_of(r, slot)];  // read by r's parent, which came before r
+      sent.clear();
       for (std::size_t k = 0; k < kids.size(); ++k) {
         const TaskId t = send(r, kids[k], chunk, tracks_[r], down_label_);
         if (r == tree_.root) {
@@ -65,19 +89,34 @@ class TreeChannel {
         } else {
           graph.depend(down_[r], t);
         }
+        if (slots_full) {
+          for (TaskId freed : down_sent(kids[k], slot)) graph.depend(freed, t);
+        }
         down_order_[r][k].chain(graph, t, down_net_[r][k] != 0);
         down_[kids[k]] = t;
+        sent.push_back(t);
       }
     }
+    ++index_;
   }
 
  private:
+  // A send of the current chunk (its index shown in a trace).
   TaskId send(int src, int dst, double payload, int track, std::uint32_t label) {
-    if (folded_ == nullptr) return low_.add_transfer(src, dst, payload, costs_, track, label, true, weight_);
-    // As Lowering::add_transfer, on the folded path.
-    return low_.add_fabric_op(folded_->at({src, dst}), payload / costs_.wire_efficiency, costs_.tb_bytes_per_s,
-                              transfer_alpha(costs_, low_.topo().route(src, dst)), track, label, weight_);
+    const TaskId t =
+        folded_ == nullptr
+            ? low_.add_transfer(src, dst, payload, costs_, track, label, true, weight_)
+            // As Lowering::add_transfer, on the folded path.
+            : low_.add_fabric_op(folded_->at({src, dst}), payload / costs_.wire_efficiency, costs_.tb_bytes_per_s,
+                                 transfer_alpha(costs_, low_.topo().route(src, dst)), track, label, weight_);
+    low_.set_chunk(t, static_cast<int>(index_));
+    return t;
   }
+
+  std::size_t slot_of(int rank, std::size_t slot) const {
+    return static_cast<std::size_t>(rank) * ir::kNcclSteps + slot;
+  }
+  const std::vector<TaskId>& down_sent(int rank, std::size_t slot) const { return down_sent_[slot_of(rank, slot)]; }
 
   Lowering& low_;
   ProtocolCosts costs_;
@@ -91,6 +130,10 @@ class TreeChannel {
   std::vector<char> up_net_;
   std::vector<std::vector<char>> down_net_;
   std::vector<TaskId> up_, down_;  // the last chunk's send to the parent, send from the parent, per rank
+  // Per (rank, chunk mod kNcclSteps): its send to the parent, its sends to its children.
+  std::vector<TaskId> up_sent_;
+  std::vector<std::vector<TaskId>> down_sent_;
+  std::uint64_t index_ = 0;  // chunks lowered so far
 };
 
 // Tree `which` with rotation 0 standing for all ppn rotations, which are its images under rotating the

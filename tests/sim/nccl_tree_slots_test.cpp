@@ -1,0 +1,109 @@
+// NCCL's tree under receiver back-pressure (tree.cpp): a sender is never more than NCCL_STEPS chunks
+// ahead of what its receiver has passed on; and where the tree's chunk loop proves a period (2 nodes;
+// across 16 or more it does not, sim/README Limitations) the closed form equals the full simulation.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "ccforge/sim/sim.hpp"
+#include "chunk_loop.hpp"
+#include "engine.hpp"
+#include "lowering.hpp"
+#include "nccl_lowering.hpp"
+#include "source_dir.hpp"
+
+namespace ccforge::sim {
+namespace {
+
+const topo::Topology& load(const std::string& name) {
+  static std::map<std::string, topo::Topology> cache;
+  auto it = cache.find(name);
+  if (it == cache.end()) {
+    it = cache.emplace(name, topo::load_topology(std::string(CCFORGE_SOURCE_DIR) + "/data/topologies/" + name)).first;
+  }
+  return it->second;
+}
+const topo::Topology& ndv5_x2() { return load("ndv5-x2.xml"); }
+const topo::Topology& ndv5_x16() { return load("ndv5-x16.xml"); }
+
+// 64 step-sized chunks per channel on 2 channels (one per tree shape, unfolded).
+nccl::NcclCall tree_call(ir::Protocol proto) {
+  return {ir::Collective::AllReduce, 2.0 * 64 * static_cast<double>(ir::step_bytes(proto)), proto, 2};
+}
+
+const std::string kUp = "tree reduce", kDown = "tree broadcast";
+
+// Per (src, dst, label) connection of a traced tree, its sends' slices by chunk.
+using Connections = std::map<std::pair<std::pair<int, int>, std::string>, std::map<int, TraceSlice>>;
+Connections connections(const Trace& trace, const std::string& channel) {
+  Connections out;
+  for (const TraceSlice& s : trace.slices) {
+    const std::string& track = trace.track_names[static_cast<std::size_t>(s.track)];
+    if (track.find(channel) == std::string::npos) continue;
+    const int src = std::stoi(track.substr(5));  // "rank N ..."
+    out[{{src, s.peer}, s.name}][s.chunk] = s;
+  }
+  return out;
+}
+
+TEST(NcclTreeSlots, NoSenderRunsMoreThanNcclStepsAheadOfItsReceiver) {
+  for (auto proto : {ir::Protocol::Simple, ir::Protocol::LL}) {
+    const SimParams params;
+    Trace trace;
+    Lowering low(ndv5_x16(), params.table, &trace);
+    nccl::lower_tree(low, tree_call(proto), false);
+    ASSERT_EQ(low.run().unfinished, 0u);
+    const Connections conns = connections(trace, "tree 0 rot");
+    std::set<int> reducers;  // ranks that send up (all but the root)
+    for (const auto& [key, sends] : conns) {
+      if (key.second == kUp) reducers.insert(key.first.first);
+    }
+    int checked = 0, binding = 0;
+    for (const auto& [key, sends] : conns) {
+      const auto& [ends, label] = key;
+      // The receiver's sends that read this connection's slot: up, its send to its parent (at the
+      // root, its sends down); down, its sends to its children (none at a leaf, which frees on arrival).
+      const std::string reads = label == kUp && reducers.count(ends.second) != 0 ? kUp : kDown;
+      for (const auto& [next, forwards] : conns) {
+        if (next.first.first != ends.second || next.second != reads) continue;
+        for (const auto& [chunk, send] : sends) {
+          const auto freed = forwards.find(chunk - ir::kNcclSteps);
+          if (freed == forwards.end()) continue;
+          ++checked;
+          EXPECT_GE(send.start.ps, freed->second.end.ps) << ir::to_string(proto) << " " << label << " " << ends.first
+                                                   << "->" << ends.second << " chunk " << chunk;
+          if (send.start == freed->second.end) ++binding;
+        }
+      }
+    }
+    EXPECT_GT(checked, 1000) << ir::to_string(proto);
+    EXPECT_GT(binding, 0) << ir::to_string(proto) << ": the slot limit never held a sender back";
+  }
+}
+
+TEST(NcclTreeSlots, TwoNodeTreeProvesAPeriodAndTheClosedFormAgrees) {
+  // 2 nodes, all 32 channels (folded), 4 GiB of Simple: 256 chunks per channel.
+  const SimParams params;
+  const nccl::NcclCall call{ir::Collective::AllReduce, 4.0 * 1024 * 1024 * 1024, ir::Protocol::Simple, 32};
+  const std::uint64_t chunks = nccl::tree_chunks(call);
+  ASSERT_EQ(chunks, 256u);
+  const auto lower_and_run = [&](std::uint64_t lowered) {
+    Lowering low(ndv5_x2(), params.table, nullptr);
+    nccl::NcclCall cut = call;
+    cut.chunks = lowered;
+    nccl::lower_tree(low, cut);
+    return low.run();
+  };
+  const EngineStats closed = run_extrapolated(chunks, true, lower_and_run);
+  ASSERT_TRUE(closed.period.has_value());
+  EXPECT_GE(closed.blocks_extrapolated, chunks / 2);
+  const EngineStats full = lower_and_run(nccl::kAllChunks);
+  EXPECT_EQ(closed.makespan.ps, full.makespan.ps);
+}
+
+}  // namespace
+}  // namespace ccforge::sim
