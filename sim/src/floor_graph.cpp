@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <stdexcept>
 #include <tuple>
 
 #include "ccforge/ir/step_graph.hpp"
@@ -18,77 +19,81 @@ FloorGraph::FloorGraph(const FloorSteps& steps) : steps_(steps), tbs_(steps.chai
 void FloorGraph::build() {
   const std::vector<std::vector<FloorStep>>& chains = steps_.chains();
   std::vector<const FloorStep*> entry;  // per step, numbered tb by tb
-  std::vector<std::size_t> tb_of, tb_first;
+  std::vector<Index> tb_of;
+  std::vector<std::size_t> tb_first;
   for (std::size_t t = 0; t < tbs_; ++t) {
     tb_first.push_back(entry.size());
     for (const FloorStep& e : chains[t]) {
       entry.push_back(&e);
-      tb_of.push_back(t);
+      tb_of.push_back(static_cast<Index>(t));
     }
   }
   const std::size_t n = entry.size();
+  // At most 4 edges into a step (tb order, dependee, a forwarding receive's two from its sender).
+  if (4 * n + 1 > std::numeric_limits<Index>::max()) throw std::length_error("time floor: more than 1 G steps");
   const ir::StepGraph graph(steps_.algorithm());
   const bool per_line = forwards_per_line(steps_.algorithm().protocol);
-  const double dep_handoff = steps_.runtime().dep_handoff.seconds();
+  extra_[1] = steps_.runtime().dep_handoff.seconds();
   std::vector<Edge> in;  // into step i: in[in_first[i] .. in_first[i + 1])
-  std::vector<std::size_t> in_first(n + 1, 0);
+  std::vector<Index> in_first(n + 1, 0);
   in.reserve(2 * n);
   for (std::size_t i = 0; i < n; ++i) {
     const int node = static_cast<int>(i);
-    if (entry[i]->step > 0) in.push_back({i - 1, false, 0.0, false});
+    if (entry[i]->step > 0) in.push_back({static_cast<Index>(i - 1), false, false, false});
     const int dependee = graph.dependee(node);
-    if (dependee >= 0) in.push_back({static_cast<std::size_t>(dependee), false, dep_handoff, false});
+    if (dependee >= 0) in.push_back({static_cast<Index>(dependee), false, true, false});
     const int sender = graph.matched_send(node);
     if (sender >= 0) {
-      const auto snd = static_cast<std::size_t>(sender);
+      const auto snd = static_cast<Index>(sender);
       if (per_line && ir::op_sends(entry[i]->type)) {
-        in.push_back({snd, true, 0.0, false});
-        in.push_back({snd, false, 0.0, true});
+        in.push_back({snd, true, false, false});
+        in.push_back({snd, false, false, true});
       } else {
-        in.push_back({snd, false, 0.0, false});
+        in.push_back({snd, false, false, false});
       }
     }
-    in_first[i + 1] = in.size();
+    in_first[i + 1] = static_cast<Index>(in.size());
   }
   edges_total_ = in.size();
   // A path longer than a tb's own chain leaves it after some step and re-enters at a later one: per
   // tb, whether its first step with an edge out to another tb comes before its last step with one in.
   std::vector<std::size_t> first_out(tbs_, n), last_in(tbs_, 0);
   for (std::size_t i = 0; i < n; ++i)
-    for (std::size_t x = in_first[i]; x < in_first[i + 1]; ++x) {
+    for (Index x = in_first[i]; x < in_first[i + 1]; ++x) {
       const Edge& e = in[x];
       if (tb_of[e.from] == tb_of[i]) continue;
-      first_out[tb_of[e.from]] = std::min(first_out[tb_of[e.from]], e.from);
+      first_out[tb_of[e.from]] = std::min<std::size_t>(first_out[tb_of[e.from]], e.from);
       last_in[tb_of[i]] = std::max(last_in[tb_of[i]], i);
     }
   for (std::size_t t = 0; t < tbs_; ++t) leaves_own_chain_.push_back(first_out[t] < last_in[t]);
   // Topological order (Kahn, ready steps taken last in first out); steps on a dependency cycle are left
   // out, which only lowers the bound (simulate reports such an algorithm as a deadlock). Out-edges per
   // step in the order of their targets, as the in-edges list them.
-  std::vector<std::size_t> pending(n, 0), out_first(n + 1, 0), out(in.size());
+  std::vector<Index> pending(n, 0), out_first(n + 1, 0), out(in.size());
   for (std::size_t i = 0; i < n; ++i) pending[i] = in_first[i + 1] - in_first[i];
   for (const Edge& e : in) ++out_first[e.from + 1];
   for (std::size_t i = 0; i < n; ++i) out_first[i + 1] += out_first[i];
   {
-    std::vector<std::size_t> fill(out_first.begin(), out_first.end() - 1);
+    std::vector<Index> fill(out_first.begin(), out_first.end() - 1);
     for (std::size_t i = 0; i < n; ++i)
-      for (std::size_t x = in_first[i]; x < in_first[i + 1]; ++x) out[fill[in[x].from]++] = i;
+      for (Index x = in_first[i]; x < in_first[i + 1]; ++x) out[fill[in[x].from]++] = static_cast<Index>(i);
   }
-  std::vector<std::size_t> ready, order;
+  std::vector<Index> ready, order;
   order.reserve(n);
   for (std::size_t i = 0; i < n; ++i)
-    if (pending[i] == 0) ready.push_back(i);
+    if (pending[i] == 0) ready.push_back(static_cast<Index>(i));
   while (!ready.empty()) {
-    const std::size_t i = ready.back();
+    const Index i = ready.back();
     ready.pop_back();
     order.push_back(i);
-    for (std::size_t x = out_first[i]; x < out_first[i + 1]; ++x)
+    for (Index x = out_first[i]; x < out_first[i + 1]; ++x)
       if (--pending[out[x]] == 0) ready.push_back(out[x]);
   }
   // The walks go by position in that order: steps and their in-edges laid out that way (every
   // predecessor of an ordered step is ordered), so a walk reads memory front to back.
-  std::vector<std::size_t> position(n, order.size());
-  for (std::size_t k = 0; k < order.size(); ++k) position[order[k]] = k;
+  const auto unordered = static_cast<Index>(order.size());
+  std::vector<Index> position(n, unordered);
+  for (Index k = 0; k < unordered; ++k) position[order[k]] = k;
   edge_first_.assign(order.size() + 1, 0);
   steps_in_order_.reserve(order.size());
   tb_in_order_.reserve(order.size());
@@ -96,12 +101,12 @@ void FloorGraph::build() {
   for (std::size_t k = 0; k < order.size(); ++k) {
     steps_in_order_.push_back(*entry[order[k]]);
     tb_in_order_.push_back(tb_of[order[k]]);
-    for (std::size_t x = in_first[order[k]]; x < in_first[order[k] + 1]; ++x) {
+    for (Index x = in_first[order[k]]; x < in_first[order[k] + 1]; ++x) {
       Edge e = in[x];
       e.from = position[e.from];
       edges_.push_back(e);
     }
-    edge_first_[k + 1] = edges_.size();
+    edge_first_[k + 1] = static_cast<Index>(edges_.size());
   }
   for (std::size_t t = 0; t < tbs_; ++t) {
     tb_first_pos_.push_back(chains[t].empty() ? order.size() : position[tb_first[t]]);
@@ -149,10 +154,10 @@ std::vector<double> FloorGraph::tile_periods(double tile) {
     for (std::size_t k = from; k <= to; ++k) {
       double begin = k == from ? 0.0 : kUnreached, finish_after = kUnreached;
       if (k != from) {
-        for (std::size_t x = edge_first_[k]; x < edge_first_[k + 1]; ++x) {
+        for (Index x = edge_first_[k]; x < edge_first_[k + 1]; ++x) {
           const Edge& e = edges_[x];
           if (e.from < from || e.from > to) continue;
-          const double at = (e.from_head ? head_[e.from] : end_[e.from]) + e.extra;
+          const double at = (e.from_head ? head_[e.from] : end_[e.from]) + extra_[e.handoff];
           double& bound = e.to_end ? finish_after : begin;
           bound = std::max(bound, at);
         }
@@ -189,11 +194,12 @@ void FloorGraph::run_first_iteration_batch(const double* tiles, std::size_t k, F
   for (std::size_t i = 0; i < steps_in_order_.size(); ++i) {
     std::fill(begin, begin + k, 0.0);
     std::fill(finish_after, finish_after + k, 0.0);
-    for (std::size_t x = edge_first_[i]; x < edge_first_[i + 1]; ++x) {
+    for (Index x = edge_first_[i]; x < edge_first_[i + 1]; ++x) {
       const Edge& e = edges_[x];
-      const double* from = (e.from_head ? head_.data() : end_.data()) + e.from * k;
+      const double* from = (e.from_head ? head_.data() : end_.data()) + std::size_t{e.from} * k;
       double* bound = e.to_end ? finish_after : begin;
-      for (std::size_t j = 0; j < k; ++j) bound[j] = std::max(bound[j], from[j] + e.extra);
+      const double extra = extra_[e.handoff];
+      for (std::size_t j = 0; j < k; ++j) bound[j] = std::max(bound[j], from[j] + extra);
     }
     const FloorStep& entry = steps_in_order_[i];
     if (entry.step == 0)

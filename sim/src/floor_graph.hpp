@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <vector>
 
 #include "floor_steps.hpp"
@@ -28,12 +29,15 @@ class FloorGraph {
   std::vector<double> tile_periods(double tile);
 
  private:
+  // Positions and edge offsets: 32 bits (an algorithm past 4 G steps is refused), so that the graph of
+  // a 128-rank ring (a million steps, two million edges) stays small and its walks read less memory.
+  using Index = std::uint32_t;
   // An edge into a step's start, or into its end (a forwarding receive ends only after the incoming
   // data is through).
   struct Edge {
-    std::size_t from;
+    Index from;
     bool from_head;  // the sender's first line, not its end
-    double extra;    // seconds added on the edge (flag handoff)
+    bool handoff;    // a depid/deps wait: plus the flag handoff (extra_[1])
     bool to_end;
   };
 
@@ -44,9 +48,10 @@ class FloorGraph {
   std::size_t tbs_ = 0;
   // The first iteration's graph by position in topological order (steps on a cycle left out).
   std::vector<FloorStep> steps_in_order_;
-  std::vector<std::size_t> tb_in_order_;  // per position, its step's tb
+  std::vector<Index> tb_in_order_;        // per position, its step's tb
   std::vector<Edge> edges_;               // into position k: edges_[edge_first_[k] .. edge_first_[k + 1])
-  std::vector<std::size_t> edge_first_;
+  std::vector<Index> edge_first_;
+  double extra_[2] = {0.0, 0.0};          // seconds an edge adds: none, the flag handoff
   std::size_t edges_total_ = 0;           // with those into steps left out
   std::vector<std::size_t> tb_first_pos_, tb_last_pos_;  // per tb; past the end when not ordered
   std::vector<char> leaves_own_chain_;    // per tb: a path may leave its chain and come back
