@@ -4,6 +4,7 @@
 
 #include <fmt/core.h>
 #include <nlohmann/json.hpp>
+#include <tbb/parallel_for.h>
 
 #include "ccforge/common/atomic_dir.hpp"
 #include "ccforge/common/atomic_file.hpp"
@@ -46,14 +47,23 @@ void write_band_file(ir::Algorithm algo, const Band& b, const std::filesystem::p
   ir::write_msccl_xml(algo, path);
 }
 
-// The exported files: the winner per band and its out-of-place variant.
+// The exported files: the winner per band and its out-of-place variant, written in parallel (ndv5-x16's
+// 300 MB of XML took ~3 s CPU on one thread after the last phase).
 void write_algorithms(const TuneResult& result, const std::filesystem::path& dir) {
+  struct File {
+    const ir::Algorithm* algo;
+    const Band* band;
+    const std::string* name;
+  };
+  std::vector<File> files;
   for (const CollectiveTune& ct : result.collectives)
     for (const Band& b : ct.bands) {
       if (b.file.empty()) continue;
-      write_band_file(ct.candidates.accepted[static_cast<std::size_t>(b.winner)].algorithm, b, dir / b.file);
-      if (b.outofplace) write_band_file(*b.outofplace, b, dir / b.outofplace_file);
+      files.push_back({&ct.candidates.accepted[static_cast<std::size_t>(b.winner)].algorithm, &b, &b.file});
+      if (b.outofplace) files.push_back({&*b.outofplace, &b, &b.outofplace_file});
     }
+  tbb::parallel_for(std::size_t{0}, files.size(),
+                    [&](std::size_t i) { write_band_file(*files[i].algo, *files[i].band, dir / *files[i].name); });
 }
 
 // Every candidate that passed the checker, without a size band, for validating each generator's

@@ -11,7 +11,8 @@ namespace ccforge::search {
 
 // nullopt when `target`'s runtime can load and run `algo`; else its first issue and how many more.
 std::optional<std::string> runtime_misfit(const ir::Algorithm& algo, const DeployTarget& target);
-// The algorithm, or why not: the generator's or checker's reason, or (unfit) runtime_misfit's.
+// The algorithm, or why not: the generator's reason, (unfit) runtime_misfit's, or the checker's (only
+// an algorithm the runtime can load is proven).
 struct Proven {
   std::string name;  // the built algorithm's, else candidate_name()'s
   std::optional<ir::Algorithm> algorithm;

@@ -1,0 +1,105 @@
+#include "floor_steps.hpp"
+
+#include <algorithm>
+
+namespace ccforge::sim {
+
+FloorSteps::FloorSteps(const topo::Topology& topo, const ir::Algorithm& algo, const ParamTable& params)
+    : topo_(topo), algo_(algo), hbm_(hbm_bandwidth(params, topo.gpu(0).arch)) {
+  const topo::GpuArch arch = topo.gpu(0).arch;
+  costs_ = msccl_protocol_costs(params, algo.protocol, arch, msccl_runtime(topo));
+  runtime_ = msccl_runtime_costs(params, msccl_runtime(topo));
+  capacity_ = link_capacities(topo, params);
+  cost_steps();
+  capacity_s_per_byte_ = capacity_bound(1.0);
+  sum_chains();
+}
+
+double FloorSteps::work_seconds(const FloorStep& e, double chunk_bytes) const {
+  const double bytes = chunk_bytes * e.count;
+  switch (e.cost.work) {
+    case FloorWork::Transfer: return e.cost.rate > 0.0 ? bytes / costs_.wire_efficiency / e.cost.rate : 0.0;
+    case FloorWork::Copy: return local_copy_time(hbm_, bytes).seconds();
+    case FloorWork::Reduce: return local_reduce_time(hbm_, bytes).seconds();
+    case FloorWork::None: break;
+  }
+  return 0.0;
+}
+
+double FloorSteps::link_rate(const topo::Route& route) const {
+  double rate = costs_.tb_bytes_per_s;
+  for (LinkId l : route.links) rate = std::min(rate, capacity_[l.v]);
+  if (costs_.gpu_bytes_per_s > 0.0) rate = std::min(rate, costs_.gpu_bytes_per_s);
+  return rate;
+}
+
+// One entry per step, tb by tb in the lowering's order (ranks, tbs, steps).
+void FloorSteps::cost_steps() {
+  for (std::size_t r = 0; r < algo_.gpus.size(); ++r) {
+    const int rank = static_cast<int>(r);
+    for (std::size_t b = 0; b < algo_.gpus[r].tbs.size(); ++b) {
+      const ir::ThreadBlock& tb = algo_.gpus[r].tbs[b];
+      std::vector<FloorStep> chain;
+      chain.reserve(tb.steps.size());
+      for (std::size_t s = 0; s < tb.steps.size(); ++s) {
+        const ir::Step& step = tb.steps[s];
+        FloorStep e{rank, static_cast<int>(b), static_cast<int>(s), step.type, static_cast<double>(std::max(step.count, 0)), {}};
+        if (ir::op_sends(step.type) && valid_peer(rank, tb.send_peer)) {
+          const topo::Route& route = topo_.route(rank, tb.send_peer);
+          // Always with the protocol sync: MSCCL steps are never later slices of a pipelined step.
+          SimTime fixed = transfer_alpha(costs_, route);
+          if (forwards_per_line(algo_.protocol) && ir::op_receives(step.type)) fixed += runtime_.line_forward;
+          e.cost = {FloorWork::Transfer, fixed.seconds(), link_rate(route)};
+        } else if (step.type == ir::OpType::Copy) {
+          e.cost.work = FloorWork::Copy;
+        } else if (step.type == ir::OpType::Reduce || step.type == ir::OpType::RecvReduceCopy) {
+          e.cost.work = FloorWork::Reduce;
+        }
+        chain.push_back(e);
+      }
+      chains_.push_back(std::move(chain));
+    }
+  }
+}
+
+// Wire bytes per link (and per GPU issue rate) over the whole call, over capacity; the most loaded.
+double FloorSteps::capacity_bound(double total) const {
+  std::vector<double> load(capacity_.size(), 0.0);
+  std::vector<double> issued(static_cast<std::size_t>(algo_.ngpus), 0.0);
+  for (const std::vector<FloorStep>& chain : chains_) {
+    for (const FloorStep& e : chain) {
+      if (e.cost.work != FloorWork::Transfer) continue;
+      const int peer = algo_.gpus[e.rank].tbs[e.tb].send_peer;
+      const double wire = total * e.count / costs_.wire_efficiency;
+      for (LinkId l : topo_.route(e.rank, peer).links) load[l.v] += wire;
+      issued[e.rank] += wire;
+    }
+  }
+  double bound = 0.0;
+  for (std::size_t l = 0; l < load.size(); ++l)
+    if (capacity_[l] > 0.0) bound = std::max(bound, load[l] / capacity_[l]);
+  if (costs_.gpu_bytes_per_s > 0.0)
+    for (double w : issued) bound = std::max(bound, w / costs_.gpu_bytes_per_s);
+  return bound;
+}
+
+void FloorSteps::sum_chains() {
+  for (const std::vector<FloorStep>& chain : chains_) {
+    ChainSums c;
+    for (const FloorStep& e : chain) {
+      c.fixed_s += e.cost.fixed_s;
+      if (e.cost.work == FloorWork::Transfer) c.transfer_s_per_byte += work_seconds(e, 1.0);
+      if (e.cost.work == FloorWork::Copy) c.copy_chunks += e.count;
+      if (e.cost.work == FloorWork::Reduce) c.reduce_chunks += e.count;
+    }
+    sums_.push_back(c);
+  }
+}
+
+double FloorSteps::own_chain(std::size_t t, double iterations, double bytes) const {
+  const ChainSums& c = sums_[t];
+  return iterations * c.fixed_s + bytes * c.transfer_s_per_byte + local_copy_time(hbm_, bytes * c.copy_chunks).seconds() +
+         local_reduce_time(hbm_, bytes * c.reduce_chunks).seconds();
+}
+
+}  // namespace ccforge::sim
