@@ -140,7 +140,7 @@ void RouteFinder::add_own_nic_paths(double widest, const RoutedDst& routed_dst) 
   }
 }
 
-std::vector<Route> RouteFinder::row(int src_rank) const {
+RouteTree RouteFinder::tree(int src_rank) const {
   const std::size_t n = boost::num_vertices(graph_);
   const std::size_t src = data_.gpus[static_cast<std::size_t>(src_rank)].vertex.v;
   std::vector<double> dist(n, std::numeric_limits<double>::infinity());
@@ -153,29 +153,39 @@ std::vector<Route> RouteFinder::row(int src_rank) const {
           .visitor(boost::make_dijkstra_visitor(boost::record_edge_predecessors(
               boost::make_iterator_property_map(pred.begin(), index), boost::on_edge_relaxed()))));
 
-  std::vector<Route> routes(data_.gpus.size());
+  RouteTree tree;
+  tree.src_rank = src_rank;
+  tree.pred_vertex.assign(n, RouteTree::kNone);
+  tree.pred_link.assign(n, RouteTree::kNone);
+  const auto edge_index = boost::get(boost::edge_index, graph_);
+  for (std::size_t v = 0; v < n; ++v) {
+    if (v == src || std::isinf(dist[v])) continue;
+    tree.pred_vertex[v] = static_cast<std::uint32_t>(boost::source(pred[v], graph_));
+    tree.pred_link[v] = edge_index[pred[v]];
+  }
+  tree.end.assign(data_.gpus.size(), RouteTree::kNone);
   for (std::size_t dst = 0; dst < data_.gpus.size(); ++dst) {
-    Route& route = routes[dst];
-    if (static_cast<int>(dst) == src_rank) {
-      route.path_class = PathClass::Loc;
-      route.bottleneck = Bandwidth{std::numeric_limits<double>::infinity()};
-      continue;
-    }
     const std::size_t direct = data_.gpus[dst].vertex.v;
     const std::size_t arrival = data_.vertices.size() + dst;
     const std::size_t end = dist[arrival] < dist[direct] ? arrival : direct;
-    if (std::isinf(dist[end])) continue;  // stays DIS with no links
-    route = trace(src, end, pred);
+    if (!std::isinf(dist[end])) tree.end[dst] = static_cast<std::uint32_t>(end);
   }
-  return routes;
+  return tree;
 }
 
-Route RouteFinder::trace(std::size_t src_vertex, std::size_t end, const std::vector<Graph::edge_descriptor>& pred) const {
+Route RouteFinder::route(const RouteTree& tree, int dst_rank) const {
   Route route;
+  if (dst_rank == tree.src_rank) {
+    route.path_class = PathClass::Loc;
+    route.bottleneck = Bandwidth{std::numeric_limits<double>::infinity()};
+    return route;
+  }
+  const std::uint32_t end = tree.end[static_cast<std::size_t>(dst_rank)];
+  if (end == RouteTree::kNone) return route;  // stays DIS with no links
   route.bottleneck = Bandwidth{std::numeric_limits<double>::infinity()};
-  const auto edge_index = boost::get(boost::edge_index, graph_);
-  for (std::size_t v = end; v != src_vertex; v = boost::source(pred[v], graph_)) {
-    const LinkId id{edge_index[pred[v]]};
+  const std::uint32_t src_vertex = data_.gpus[static_cast<std::size_t>(tree.src_rank)].vertex.v;
+  for (std::uint32_t v = end; v != src_vertex; v = tree.pred_vertex[v]) {
+    const LinkId id{tree.pred_link[v]};
     route.links.push_back(id);
     const Link& l = data_.links[id.v];
     route.latency += l.latency;
