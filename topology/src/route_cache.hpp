@@ -8,6 +8,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <deque>
 #include <list>
 #include <memory>
 #include <mutex>
@@ -23,17 +24,25 @@ class RouteCache {
   std::size_t size() const { return routes_.size(); }
 
  private:
-  std::shared_ptr<const RouteTree> tree(int src_rank) const;
+  // The source's whole tree when it is kept, or when the source is asked often enough to pay for one
+  // (then it is kept); null: compute this one route alone (RouteFinder::route_to).
+  std::shared_ptr<const RouteTree> tree_for(int src_rank) const;
 
-  // Callers mostly walk one source's destinations at a time (a row, a ring's next hops across channels),
-  // one walk per thread: a few recent trees save a Dijkstra per route. Each holds 8 bytes per routing
-  // vertex (about 1.2 MB at 16,384 GPUs).
+  // A simulation asks each source for a route or two (its ring's next GPU, its tree's parent), mostly
+  // inside its node, which a search that stops at the destination settles in microseconds where a whole
+  // tree costs milliseconds (about 40 at 16,384 GPUs). Walks of one source's many destinations (a row,
+  // the loader's reachability check, `topo show`) get the tree after kAsksBeforeTree recent misses from it,
+  // one walk per thread: the kRecentTrees most recent trees are kept, each 8 bytes per routing vertex
+  // (about 1.2 MB at 16,384 GPUs).
   static constexpr std::size_t kRecentTrees = 16;
+  static constexpr int kAsksBeforeTree = 4;
+  static constexpr std::size_t kRecentMisses = 256;
 
   const RouteFinder& finder_;
   mutable tbb::concurrent_unordered_map<std::uint64_t, Route> routes_;  // key: src << 32 | dst; nodes never move
   mutable std::mutex trees_mutex_;
   mutable std::list<std::shared_ptr<const RouteTree>> recent_trees_;  // most recently used first
+  mutable std::deque<int> recent_misses_;                              // sources of the last misses without a tree
 };
 
 }  // namespace ccforge::topo

@@ -26,6 +26,9 @@ class RouteFinder {
   RouteTree tree(int src_rank) const;
   // Route from the tree's source to GPU `dst_rank`. Unreachable: class DIS, no links.
   Route route(const RouteTree& tree, int dst_rank) const;
+  // The same route without a whole tree: Dijkstra stops once the route is decided (much cheaper for a
+  // route inside a node, about a tree's cost for one across the network).
+  Route route_to(int src_rank, int dst_rank) const;
 
  private:
   using Graph = boost::adjacency_list<boost::vecS, boost::vecS, boost::directedS, boost::no_property,
@@ -34,6 +37,10 @@ class RouteFinder {
   void add_edge(std::size_t src, std::size_t dst, double weight, std::uint32_t link);
   template <class RoutedDst>
   void add_own_nic_paths(double widest, const RoutedDst& routed_dst);
+  template <class Visitor>
+  void search(std::size_t src, std::vector<double>& dist, std::vector<Graph::edge_descriptor>& pred, Visitor also) const;
+  template <class PredOf>
+  Route trace(int src_rank, std::uint32_t end, PredOf pred_of) const;
   PathClass classify(const std::vector<LinkId>& links) const;
 
   const GraphData& data_;
