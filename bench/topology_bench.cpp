@@ -1,6 +1,7 @@
 // Speed targets of the topology part (see topology/README.md, Validation):
 //   LoadNdv5X128 + SummarizeNdv5X128 < 1 s together (`ccforge topo show data/topologies/ndv5-x128.xml`);
-//   RouteRowNdv5X128: one source row of 1024 routes, the unit the simulator pays per rank.
+//   FirstRouteNdv5X128: one route from a source not asked before (its Dijkstra tree, then the route);
+//   RouteRowNdv5X128: one source's 1024 routes (one tree, 1024 routes traced and kept).
 #include "ccforge/topology/topology.hpp"
 
 #include <benchmark/benchmark.h>
@@ -21,23 +22,29 @@ BENCHMARK(LoadNdv5X128)->Unit(benchmark::kMillisecond);
 void SummarizeNdv5X128(benchmark::State& state) {
   for (auto _ : state) {
     state.PauseTiming();
-    const auto topology = ccforge::topo::load_topology(bundled("ndv5-x128.xml"));  // fresh, so no cached rows
+    const auto topology = ccforge::topo::load_topology(bundled("ndv5-x128.xml"));  // fresh, so no cached routes
     state.ResumeTiming();
     benchmark::DoNotOptimize(ccforge::topo::summarize(topology));
   }
 }
 BENCHMARK(SummarizeNdv5X128)->Unit(benchmark::kMillisecond);
 
-void RouteRowNdv5X128(benchmark::State& state) {
+// Routes from a fresh topology's source `src` to the first `destinations` GPUs, a new source each time.
+void routes_from_fresh_sources(benchmark::State& state, int destinations) {
   int src = 1;
   for (auto _ : state) {
     state.PauseTiming();
     const auto topology = ccforge::topo::load_topology(bundled("ndv5-x128.xml"));
     state.ResumeTiming();
-    benchmark::DoNotOptimize(topology.route(src, 0));
+    for (int dst = 0; dst < destinations; ++dst) benchmark::DoNotOptimize(topology.route(src, dst));
     src = src % 1023 + 1;
   }
 }
+
+void FirstRouteNdv5X128(benchmark::State& state) { routes_from_fresh_sources(state, 1); }
+BENCHMARK(FirstRouteNdv5X128)->Unit(benchmark::kMillisecond);
+
+void RouteRowNdv5X128(benchmark::State& state) { routes_from_fresh_sources(state, 1024); }
 BENCHMARK(RouteRowNdv5X128)->Unit(benchmark::kMillisecond);
 
 void LoadNdv5X2048(benchmark::State& state) {

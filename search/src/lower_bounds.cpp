@@ -7,7 +7,8 @@
 // holds for nodes and their NICs. Per-party shares keep the bound true when ports differ (a degraded
 // GPU can be a leaf of every tree and move only its own share); the total keeps it tight when they are
 // equal. A GPU's port is what the simulator can push through it: the links its routes to the other
-// GPUs start (inject) or end (eject) on, each at its rate times the simulator's link efficiency.
+// GPUs start (inject) or end (eject) on, each at its rate times the simulator's link efficiency; in a
+// cluster, every link at the GPU and a link-based fastest route (every pair's route is too many there).
 // Fixed part: every simulated call pays its per-call base (launch, teardown) after the last task, and
 // no byte moves before a transfer's alpha (route latency) has passed, so a call takes at least
 // base + fastest route latency + busiest port's bytes / its rate.
@@ -109,7 +110,23 @@ double port_rate(const topo::Topology& topo, const Model& model, int g, bool inj
   return rate;
 }
 
+// The same port in a cluster, where the routes that decide it are every pair's (268 M at 16,384 GPUs):
+// every link leaving (inject) or entering (eject) the GPU, a superset of its routes' first or last links,
+// so the bound stays true. On the bundled clusters it is the same set (NVLink to the node's GPUs and PXN
+// relays, PCIe to and from the GPU's own NIC): ndv5-x2 and ndv5-x16 tunes report the same bounds.
+std::vector<double> link_port_rates(const topo::Topology& topo, const Model& model, bool inject) {
+  std::vector<int> rank_of(topo.vertices().size(), -1);
+  for (int g = 0; g < topo.num_gpus(); ++g) rank_of[topo.gpu(g).vertex.v] = g;
+  std::vector<double> rates(static_cast<std::size_t>(topo.num_gpus()), 0.0);
+  for (std::uint32_t i = 0; i < topo.links().size(); ++i) {
+    const topo::Link& l = topo.links()[i];
+    if (const int g = rank_of[(inject ? l.src : l.dst).v]; g >= 0) rates[static_cast<std::size_t>(g)] += model.capacity(LinkId{i});
+  }
+  return rates;
+}
+
 std::vector<double> port_rates(const topo::Topology& topo, const Model& model, bool inject) {
+  if (topo.num_nodes() > 1) return link_port_rates(topo, model, inject);
   std::vector<double> rates;
   for (int g = 0; g < topo.num_gpus(); ++g) rates.push_back(port_rate(topo, model, g, inject));
   return rates;
@@ -136,6 +153,21 @@ SimTime fastest_route(const topo::Topology& topo) {
   return best;
 }
 
+// No faster than any route in a cluster, without every pair's route: a route is one GPU-to-GPU link, or
+// leaves its GPU on one link and enters the other on another. On the bundled clusters the fastest route
+// is two NVSwitch hops, which this equals.
+SimTime fastest_route_by_links(const topo::Topology& topo) {
+  std::vector<bool> is_gpu(topo.vertices().size(), false);
+  for (int g = 0; g < topo.num_gpus(); ++g) is_gpu[topo.gpu(g).vertex.v] = true;
+  SimTime direct = SimTime::max(), leave = SimTime::max(), enter = SimTime::max();
+  for (const topo::Link& l : topo.links()) {
+    if (is_gpu[l.src.v] && is_gpu[l.dst.v]) direct = std::min(direct, l.latency);
+    if (is_gpu[l.src.v]) leave = std::min(leave, l.latency);
+    if (is_gpu[l.dst.v]) enter = std::min(enter, l.latency);
+  }
+  return std::min(direct, leave + enter);
+}
+
 SimTime seconds_to_time(double seconds) { return SimTime{static_cast<std::int64_t>(std::ceil(seconds * 1e12))}; }
 
 // Bytes through each GPU port under the simulator's NVLS, or 0 when NVLS cannot run `coll` here. One
@@ -160,7 +192,7 @@ LowerBound lower_bound(const topo::Topology& topo, ir::Collective coll, ByteCoun
   const Model model{topo, sim_model};
   const double n = static_cast<double>(bytes);  // alltoall: the per-rank send buffer, same argument
   const std::vector<double> inject = port_rates(topo, model, true), eject = port_rates(topo, model, false);
-  const SimTime first_hop = fastest_route(topo);
+  const SimTime first_hop = topo.num_nodes() > 1 ? fastest_route_by_links(topo) : fastest_route(topo);
 
   double network = 0.0;  // seconds the narrowest nodes' NICs need, whatever happens inside a node
   if (topo.num_nodes() > 1) {

@@ -171,5 +171,35 @@ TEST(Routes, ConcurrentFirstUsesAgreeWithSequentialOnes) {
   }
 }
 
+// Routes are kept per pair asked, whatever order they are asked in: a column walk (one destination, every
+// source, as a ring's hops are) gives the routes a row walk gives, and keeps only the pairs asked.
+TEST(Routes, CacheKeepsOnlyTheAskedPairsAndAgreesAcrossAskingOrders) {
+  const Topology by_rows = load_topology(bundled("ndv5-x16.xml"));
+  const Topology by_columns = load_topology(bundled("ndv5-x16.xml"));
+  const std::size_t after_load = by_columns.cached_routes();  // the loader's own reachability check
+  const int p = by_columns.num_gpus();
+  for (int d = p - 1; d >= 0; d -= 37) {
+    for (int s = 0; s < p; ++s) (void)by_columns.route(s, d);
+  }
+  const std::size_t asked = static_cast<std::size_t>(p) * static_cast<std::size_t>((p - 1) / 37 + 1);
+  EXPECT_LE(by_columns.cached_routes(), after_load + asked);
+  EXPECT_GE(by_columns.cached_routes(), asked);
+  for (int s = 0; s < p; ++s) {
+    for (int d = 0; d < p; ++d) (void)by_rows.route(s, d);
+  }
+  for (int d = p - 1; d >= 0; d -= 37) {
+    for (int s = 0; s < p; ++s) {
+      EXPECT_EQ(by_rows.route(s, d).links, by_columns.route(s, d).links) << s << " -> " << d;
+      EXPECT_EQ(by_rows.route(s, d).latency, by_columns.route(s, d).latency);
+      EXPECT_EQ(by_rows.route(s, d).path_class, by_columns.route(s, d).path_class);
+    }
+  }
+  // A reference taken earlier stays valid while many more routes are added.
+  const Route& kept = by_columns.route(5, 77);
+  const std::vector<LinkId> copy = kept.links;
+  for (int s = 0; s < p; ++s) (void)by_columns.route(s, 3);
+  EXPECT_EQ(kept.links, copy);
+}
+
 }  // namespace
 }  // namespace ccforge::topo

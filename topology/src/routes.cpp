@@ -140,46 +140,120 @@ void RouteFinder::add_own_nic_paths(double widest, const RoutedDst& routed_dst) 
   }
 }
 
-std::vector<Route> RouteFinder::row(int src_rank) const {
-  const std::size_t n = boost::num_vertices(graph_);
-  const std::size_t src = data_.gpus[static_cast<std::size_t>(src_rank)].vertex.v;
-  std::vector<double> dist(n, std::numeric_limits<double>::infinity());
-  std::vector<Graph::edge_descriptor> pred(n);
+namespace {
+
+struct SearchDone {};  // thrown to end a targeted search (Boost.Graph's way to stop Dijkstra early)
+
+// Ends Dijkstra as soon as the route to one GPU is decided, so a route inside a node settles only the
+// node's few vertices. The route ends at the GPU itself or at its arrival vertex, whichever is nearer (the
+// GPU on a tie, as RouteFinder::tree decides). Vertices are examined in order of final distance and a
+// vertex's predecessor is final when it is examined, so the search is a prefix of the full one and its
+// path the full tree's.
+struct StopAtEnd {
+  using event_filter = boost::on_examine_vertex;
+  std::size_t direct, arrival;
+  const std::vector<double>* dist;
+  std::size_t* end;  // set when decided; arrival provisionally, until a farther vertex is examined
+  template <class Vertex, class G>
+  void operator()(Vertex v, const G&) const {
+    if (*end == arrival && (*dist)[v] > (*dist)[arrival]) throw SearchDone{};
+    if (v == direct) {
+      *end = direct;
+      throw SearchDone{};
+    }
+    if (v == arrival) *end = arrival;
+  }
+};
+
+Route local_route() {
+  Route route;
+  route.path_class = PathClass::Loc;
+  route.bottleneck = Bandwidth{std::numeric_limits<double>::infinity()};
+  return route;
+}
+
+}  // namespace
+
+template <class Visitor>
+void RouteFinder::search(std::size_t src, std::vector<double>& dist, std::vector<Graph::edge_descriptor>& pred, Visitor also) const {
   const auto index = boost::get(boost::vertex_index, graph_);
   boost::dijkstra_shortest_paths(
       graph_, src,
       boost::distance_map(boost::make_iterator_property_map(dist.begin(), index))
           .distance_inf(std::numeric_limits<double>::infinity())
-          .visitor(boost::make_dijkstra_visitor(boost::record_edge_predecessors(
-              boost::make_iterator_property_map(pred.begin(), index), boost::on_edge_relaxed()))));
+          .visitor(boost::make_dijkstra_visitor(std::make_pair(
+              boost::record_edge_predecessors(boost::make_iterator_property_map(pred.begin(), index), boost::on_edge_relaxed()),
+              also))));
+}
 
-  std::vector<Route> routes(data_.gpus.size());
+RouteTree RouteFinder::tree(int src_rank) const {
+  const std::size_t n = boost::num_vertices(graph_);
+  const std::size_t src = data_.gpus[static_cast<std::size_t>(src_rank)].vertex.v;
+  std::vector<double> dist(n, std::numeric_limits<double>::infinity());
+  std::vector<Graph::edge_descriptor> pred(n);
+  search(src, dist, pred, boost::null_visitor());
+
+  RouteTree tree;
+  tree.src_rank = src_rank;
+  tree.pred_vertex.assign(n, RouteTree::kNone);
+  tree.pred_link.assign(n, RouteTree::kNone);
+  const auto edge_index = boost::get(boost::edge_index, graph_);
+  for (std::size_t v = 0; v < n; ++v) {
+    if (v == src || std::isinf(dist[v])) continue;
+    tree.pred_vertex[v] = static_cast<std::uint32_t>(boost::source(pred[v], graph_));
+    tree.pred_link[v] = edge_index[pred[v]];
+  }
+  tree.end.assign(data_.gpus.size(), RouteTree::kNone);
   for (std::size_t dst = 0; dst < data_.gpus.size(); ++dst) {
-    Route& route = routes[dst];
-    if (static_cast<int>(dst) == src_rank) {
-      route.path_class = PathClass::Loc;
-      route.bottleneck = Bandwidth{std::numeric_limits<double>::infinity()};
-      continue;
-    }
     const std::size_t direct = data_.gpus[dst].vertex.v;
     const std::size_t arrival = data_.vertices.size() + dst;
     const std::size_t end = dist[arrival] < dist[direct] ? arrival : direct;
-    if (std::isinf(dist[end])) continue;  // stays DIS with no links
-    route = trace(src, end, pred);
+    if (!std::isinf(dist[end])) tree.end[dst] = static_cast<std::uint32_t>(end);
   }
-  return routes;
+  return tree;
 }
 
-Route RouteFinder::trace(std::size_t src_vertex, std::size_t end, const std::vector<Graph::edge_descriptor>& pred) const {
+Route RouteFinder::route(const RouteTree& tree, int dst_rank) const {
+  if (dst_rank == tree.src_rank) return local_route();
+  const std::uint32_t end = tree.end[static_cast<std::size_t>(dst_rank)];
+  if (end == RouteTree::kNone) return Route{};  // DIS with no links
+  return trace(tree.src_rank, end, [&](std::uint32_t v) { return std::pair{tree.pred_vertex[v], tree.pred_link[v]}; });
+}
+
+Route RouteFinder::route_to(int src_rank, int dst_rank) const {
+  if (dst_rank == src_rank) return local_route();
+  const std::size_t n = boost::num_vertices(graph_);
+  std::vector<double> dist(n, std::numeric_limits<double>::infinity());
+  std::vector<Graph::edge_descriptor> pred(n);
+  constexpr std::size_t kUndecided = std::numeric_limits<std::size_t>::max();
+  std::size_t end = kUndecided;
+  const StopAtEnd stop{data_.gpus[static_cast<std::size_t>(dst_rank)].vertex.v,
+                       data_.vertices.size() + static_cast<std::size_t>(dst_rank), &dist, &end};
+  try {
+    search(data_.gpus[static_cast<std::size_t>(src_rank)].vertex.v, dist, pred, stop);
+  } catch (const SearchDone&) {
+    // decided before the whole graph was searched
+  }
+  if (end == kUndecided) return Route{};  // DIS with no links
+  const auto edge_index = boost::get(boost::edge_index, graph_);
+  return trace(src_rank, static_cast<std::uint32_t>(end), [&](std::uint32_t v) {
+    return std::pair{static_cast<std::uint32_t>(boost::source(pred[v], graph_)), static_cast<std::uint32_t>(edge_index[pred[v]])};
+  });
+}
+
+template <class PredOf>
+Route RouteFinder::trace(int src_rank, std::uint32_t end, PredOf pred_of) const {
   Route route;
   route.bottleneck = Bandwidth{std::numeric_limits<double>::infinity()};
-  const auto edge_index = boost::get(boost::edge_index, graph_);
-  for (std::size_t v = end; v != src_vertex; v = boost::source(pred[v], graph_)) {
-    const LinkId id{edge_index[pred[v]]};
+  const std::uint32_t src_vertex = data_.gpus[static_cast<std::size_t>(src_rank)].vertex.v;
+  for (std::uint32_t v = end; v != src_vertex;) {
+    const auto [from, link] = pred_of(v);
+    const LinkId id{link};
     route.links.push_back(id);
     const Link& l = data_.links[id.v];
     route.latency += l.latency;
     route.bottleneck = std::min(route.bottleneck, l.bandwidth);
+    v = from;
   }
   std::reverse(route.links.begin(), route.links.end());
   route.path_class = classify(route.links);

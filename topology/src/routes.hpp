@@ -1,20 +1,34 @@
-// Pass 4: GPU-to-GPU routes with Boost.Graph's Dijkstra, one source row at a time.
+// Pass 4: GPU-to-GPU routes with Boost.Graph's Dijkstra, one source's shortest-path tree at a time.
 #pragma once
 
 #include "graph_data.hpp"
 
 #include <boost/graph/adjacency_list.hpp>
 
+#include <cstdint>
 #include <vector>
 
 namespace ccforge::topo {
+
+// Dijkstra's shortest-path tree from one source GPU, kept compact (8 bytes per routing vertex, 4 per GPU):
+// enough to trace the source's route to any GPU.
+struct RouteTree {
+  static constexpr std::uint32_t kNone = 0xffffffffu;
+  int src_rank = 0;
+  std::vector<std::uint32_t> pred_vertex, pred_link;  // per routing vertex: the edge it was last relaxed by
+  std::vector<std::uint32_t> end;                     // per destination rank: vertex its route ends at, or kNone
+};
 
 class RouteFinder {
  public:
   explicit RouteFinder(const GraphData& graph);
 
-  // Routes from GPU `src_rank` to every GPU, indexed by destination rank. Unreachable: class DIS, no links.
-  std::vector<Route> row(int src_rank) const;
+  RouteTree tree(int src_rank) const;
+  // Route from the tree's source to GPU `dst_rank`. Unreachable: class DIS, no links.
+  Route route(const RouteTree& tree, int dst_rank) const;
+  // The same route without a whole tree: Dijkstra stops once the route is decided (much cheaper for a
+  // route inside a node, about a tree's cost for one across the network).
+  Route route_to(int src_rank, int dst_rank) const;
 
  private:
   using Graph = boost::adjacency_list<boost::vecS, boost::vecS, boost::directedS, boost::no_property,
@@ -23,7 +37,10 @@ class RouteFinder {
   void add_edge(std::size_t src, std::size_t dst, double weight, std::uint32_t link);
   template <class RoutedDst>
   void add_own_nic_paths(double widest, const RoutedDst& routed_dst);
-  Route trace(std::size_t src_vertex, std::size_t end, const std::vector<Graph::edge_descriptor>& pred) const;
+  template <class Visitor>
+  void search(std::size_t src, std::vector<double>& dist, std::vector<Graph::edge_descriptor>& pred, Visitor also) const;
+  template <class PredOf>
+  Route trace(int src_rank, std::uint32_t end, PredOf pred_of) const;
   PathClass classify(const std::vector<LinkId>& links) const;
 
   const GraphData& data_;

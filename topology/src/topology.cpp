@@ -14,8 +14,7 @@ Topology::Impl::Impl(std::string name_, std::string source_file_, int num_nodes_
       graph(std::move(graph_)),
       params(std::move(params_)),
       finder(graph),
-      row_once(new std::once_flag[graph.gpus.size()]),
-      rows(graph.gpus.size()) {}
+      routes(finder) {}
 
 Topology::Topology(std::shared_ptr<const Impl> impl) : impl_(std::move(impl)) {}
 
@@ -42,9 +41,9 @@ const Route& Topology::route(int src_rank, int dst_rank) const {
   if (src_rank < 0 || src_rank >= num_gpus() || dst_rank < 0 || dst_rank >= num_gpus()) {
     throw std::out_of_range("route: rank out of range");
   }
-  const auto src = static_cast<std::size_t>(src_rank);
-  std::call_once(impl_->row_once[src], [&] { impl_->rows[src] = impl_->finder.row(src_rank); });
-  return impl_->rows[src][static_cast<std::size_t>(dst_rank)];
+  return impl_->routes.get(src_rank, dst_rank);
 }
+
+std::size_t Topology::cached_routes() const { return impl_->routes.size(); }
 
 }  // namespace ccforge::topo

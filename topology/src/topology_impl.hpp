@@ -1,11 +1,10 @@
-// The data behind a Topology: frozen graph, link model and the lazily filled route rows.
+// The data behind a Topology: frozen graph, link model and the routes asked for so far.
 #pragma once
 
 #include "graph_data.hpp"
+#include "route_cache.hpp"
 #include "routes.hpp"
 
-#include <memory>
-#include <mutex>
 #include <string>
 #include <vector>
 
@@ -20,9 +19,7 @@ struct Topology::Impl {
   GraphData graph;
   ParamTable params;
   RouteFinder finder;  // refers to `graph`, so Impl is neither copied nor moved
-  // One row of routes per source rank, computed on first use; call_once makes concurrent first uses safe.
-  mutable std::unique_ptr<std::once_flag[]> row_once;
-  mutable std::vector<std::vector<Route>> rows;
+  RouteCache routes;   // refers to `finder`
 };
 
 }  // namespace ccforge::topo

@@ -110,8 +110,11 @@ class Topology {
   Bandwidth nic_speed(VertexId nic) const;
 
   // Best route from GPU `src` to GPU `dst` (NCCL's rule: best path class, then bandwidth, then hops).
-  // Computed lazily per source row and cached; safe to call from many threads at once.
+  // Computed on first ask and kept per pair (the reference stays valid as long as the topology), so memory
+  // follows the pairs asked for; safe to call from many threads at once.
   const Route& route(int src_rank, int dst_rank) const;
+  // How many routes are kept so far (memory reports, tests).
+  std::size_t cached_routes() const;
 
   // The link model constants used to build this topology (after profile overrides).
   const ParamTable& link_params() const;
