@@ -279,7 +279,6 @@ class MscclLowering {
   // An iteration's slots are held at most ir::kNcclSteps sends back, one per iteration at least, so the
   // state handed on repeats within about as many iterations; a bound, in case it does not.
   static constexpr ByteCount kMaxIterationsToRepeat = 4 * ir::kNcclSteps;
-
 };
 
 // A call's lowering and the graph it builds.
