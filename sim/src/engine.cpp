@@ -19,16 +19,15 @@ struct EventPayload {
 
 class Engine {
  public:
-  Engine(TaskGraph& graph, const EngineLinks& links, Trace* trace)
+  Engine(const TaskGraph& graph, const EngineLinks& links, Trace* trace)
       : graph_(graph),
         trace_(trace),
-        pending_(graph.size(), 0),
-        succ_(graph.take_successors(pending_)),
+        pending_(graph.predecessor_counts()),
         ready_at_(graph.size()),
         network_(links.capacity, graph.size(), [this](std::uint32_t flow, SimTime finish, std::uint32_t gen) {
           queue_.schedule(flow, finish, EventPayload{EventKind::FlowDone, flow, gen});
         }),
-        detector_(graph, succ_, pending_, ready_at_, network_) {
+        detector_(graph, pending_, ready_at_, network_) {
     if (trace_ != nullptr) network_.set_trace(trace_, links.trace_tracks);
   }
 
@@ -77,11 +76,11 @@ class Engine {
   void make_ready(TaskId t, SimTime now) {
     ready_at_[t] = now;
     detector_.on_ready(t);
-    queue_.push(now + graph_.tasks()[t].delay, EventPayload{EventKind::DelayOver, t, 0});
+    queue_.push(now + graph_.task(t).delay, EventPayload{EventKind::DelayOver, t, 0});
   }
 
   void start_transfer(TaskId t, SimTime now) {
-    const Task& task = graph_.tasks()[t];
+    const Task& task = graph_.task(t);
     if (task.path == kNoPath || task.wire_bytes <= 0.0) {
       complete(t, now);
       return;
@@ -94,23 +93,21 @@ class Engine {
     pending_[t] = kDone;
     detector_.on_done(t);
     stats_.makespan = std::max(stats_.makespan, now);
-    const Task& task = graph_.tasks()[t];
+    const Task& task = graph_.task(t);
     if (trace_ != nullptr && task.track >= 0) {
       const TaskArgs args = graph_.args(t);
       trace_->slices.push_back(
           TraceSlice{task.track, graph_.labels()[task.label], ready_at_[t], now, task.wire_bytes, args.peer, args.chunk});
     }
     if (trace_ != nullptr) trace_->device_end = std::max(trace_->device_end, now);
-    for (std::uint32_t i = succ_.offset[t]; i < succ_.offset[t + 1]; ++i) {
-      const TaskId s = succ_.target[i];
+    graph_.for_each_successor(t, [&](TaskId s) {
       if (--pending_[s] == 0) make_ready(s, now);
-    }
+    });
   }
 
   const TaskGraph& graph_;
   Trace* trace_;
   std::vector<std::uint32_t> pending_;
-  Successors succ_;
   std::vector<SimTime> ready_at_;
   EventQueue<EventPayload> queue_;
   FlowNetwork network_;
@@ -120,22 +117,8 @@ class Engine {
 
 }  // namespace
 
-Successors TaskGraph::take_successors(std::vector<std::uint32_t>& pending) {
-  Successors s;
-  s.offset.assign(tasks_.size() + 1, 0);
-  for (const Edge& e : edges_) {
-    ++s.offset[e.before + 1];
-    ++pending[e.after];
-  }
-  for (std::size_t i = 0; i < tasks_.size(); ++i) s.offset[i + 1] += s.offset[i];
-  s.target.resize(edges_.size());
-  std::vector<std::uint32_t> fill(s.offset.begin(), s.offset.end() - 1);
-  for (const Edge& e : edges_) s.target[fill[e.before]++] = e.after;
-  std::vector<Edge>().swap(edges_);
-  return s;
-}
-
 EngineStats run_task_graph(TaskGraph& graph, const EngineLinks& links, Trace* trace) {
+  graph.seal();
   return Engine(graph, links, trace).run();
 }
 

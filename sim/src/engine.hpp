@@ -21,8 +21,8 @@ struct EngineStats {
   std::uint64_t transfers = 0;
   std::size_t unfinished = 0;  // tasks that never ran: a dependency cycle or a zero-capacity path
   TaskId first_unfinished = 0;
-  // Set when the graph declares repeated blocks and the run provably became periodic before its last
-  // block started (period_detector.hpp).
+  // Set when the graph is a loop (TaskGraph::fold_into_loop) and the run provably became periodic
+  // before its last block started (period_detector.hpp).
   std::optional<Period> period;
   bool widening = false;  // no period, and none coming (PeriodDetector::widening)
   // Stopped once no period could be proven any more (PeriodDetector::hopeless): only `period` (empty)
@@ -36,15 +36,15 @@ struct EngineLinks {
   std::vector<int> trace_tracks;  // per link, used only when tracing
 };
 
-// Runs `graph`, taking its edges (TaskGraph::take_successors): a graph runs once.
+// Seals `graph` (TaskGraph::seal) and runs it; a loop may run again with another number of blocks.
 EngineStats run_task_graph(TaskGraph& graph, const EngineLinks& links, Trace* trace);
 inline EngineStats run_task_graph(TaskGraph&& graph, const EngineLinks& links, Trace* trace) {
   return run_task_graph(graph, links, trace);
 }
 
 // A loop of `blocks` identical iterations (the last may be partial), simulated in O(1) iterations where
-// the run provably becomes periodic. `run(n)` must lower and simulate the loop's first n - 1 iterations
-// plus its last one, declared as repeated blocks. Tries n = 8, 32, ... and returns the first run that
+// the run provably becomes periodic. `run(n)` must simulate the loop's first n - 1 iterations plus its
+// last one, as a TaskGraph loop of n blocks. Tries n = 8, 32, ... and returns the first run that
 // proves a period (its makespan plus (blocks - n) periods: exact, see period_detector.hpp), else the
 // full run (also when `extrapolate` is false, a short run leaves tasks unfinished, or one shows a
 // producer still gaining on its consumers).

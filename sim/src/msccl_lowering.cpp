@@ -36,9 +36,11 @@ struct SlotsInUse {
   struct Held {
     TaskId freed_by;  // the receive's exit
     int slots;
+    bool operator==(const Held&) const = default;
   };
   std::vector<Held> held;
   int total = 0;
+  bool operator==(const SlotsInUse&) const = default;
 };
 
 }  // namespace
@@ -84,29 +86,36 @@ class MscclLowering {
     return (chunk_bytes + tile - 1) / tile;
   }
 
-  // The executor's loop over tiles, cut short to its first `iters - 1` full tiles and its last tile
-  // (run_extrapolated adds the rest), declared to the engine as repeated blocks when cut short.
-  void lower(ByteCount chunk_bytes, ByteCount iters) {
+  // The executor's loop over tiles. As a loop (TaskGraph::fold_into_loop), when `as_loop` and the
+  // state one iteration hands the next repeats (then every later iteration adds the same tasks and
+  // edges): that takes a few iterations, however many the call has. Otherwise every iteration.
+  enum class Lowered { Loop, Every, Failed };
+  Lowered lower(ByteCount chunk_bytes, bool as_loop) {
     chunk_bytes_ = chunk_bytes;
+    const ByteCount iters = iterations(chunk_bytes, algo_.protocol);
     const ByteCount tile = msccl_iteration_bytes(algo_.protocol);
-    const ByteCount last_tile = chunk_bytes - (iterations(chunk_bytes, algo_.protocol) - 1) * tile;
-    const TaskId first = static_cast<TaskId>(low_.graph().size());
+    const ByteCount last_tile = chunk_bytes - (iters - 1) * tile;
     std::vector<TaskId> last_of_tb;  // per (rank, tb), last task of the previous iteration
-    for (ByteCount it = 0; it < iters; ++it) {
-      lower_iteration(static_cast<double>(it + 1 < iters ? tile : last_tile), last_of_tb);
-      if (it == 0) first_iteration_ = {first, std::max<TaskId>(1, static_cast<TaskId>(low_.graph().size() - first))};
+    std::vector<SlotsInUse> handed, handed_before;
+    for (ByteCount it = 0; it + 1 < iters; ++it) {
+      lower_iteration(static_cast<double>(tile), last_of_tb);
+      if (!as_loop) continue;
+      handed = slots_handed_on(static_cast<TaskId>(low_.graph().size()));
+      if (it > 0 && handed == handed_before) {
+        lower_iteration(static_cast<double>(last_tile), last_of_tb);
+        const auto lowered = static_cast<std::uint32_t>(it + 2);
+        return low_.graph().fold_into_loop(lowered, static_cast<std::uint32_t>(iters)) ? Lowered::Loop : Lowered::Failed;
+      }
+      if (it + 1 >= kMaxIterationsToRepeat) as_loop = false;
+      std::swap(handed, handed_before);
     }
-    if (iters == iterations(chunk_bytes, algo_.protocol)) return;  // the full run: nothing to extrapolate
-    const auto per_iteration = static_cast<TaskId>((low_.graph().size() - first) / iters);
-    low_.graph().set_repeated(RepeatedBlocks{first, per_iteration, static_cast<std::uint32_t>(iters)});
+    lower_iteration(static_cast<double>(last_tile), last_of_tb);
+    return Lowered::Every;
   }
 
   // Every iteration adds the same tasks in the same order (only bytes differ), so the first one's steps
   // name them all.
-  ir::StepRef step_of(TaskId t) const {
-    if (t < step_refs_.size()) return step_refs_[t];
-    return step_refs_[first_iteration_.first + (t - first_iteration_.first) % first_iteration_.size];
-  }
+  ir::StepRef step_of(TaskId t) const { return step_refs_[t % step_refs_.size()]; }
 
  private:
   void lower_iteration(double iteration_bytes, std::vector<TaskId>& last_of_tb) {
@@ -239,6 +248,17 @@ class MscclLowering {
     }
   }
 
+  // What the next iteration, starting at task `next`, inherits beyond its predecessor's last tasks per
+  // tb (the same tasks of every iteration): the receives holding each connection's slots, relative to
+  // `next`.
+  std::vector<SlotsInUse> slots_handed_on(TaskId next) const {
+    std::vector<SlotsInUse> relative = in_use_;
+    for (SlotsInUse& use : relative) {
+      for (SlotsInUse::Held& h : use.held) h.freed_by -= next;  // wraps: compared, never used as an id
+    }
+    return relative;
+  }
+
   [[noreturn]] void throw_unmatched(const ir::StepGraph::Connection& conn) const {
     fail_at(algo_.source_file, algo_.gpus.at(static_cast<std::size_t>(conn.src)).line,
          fmt::format("rank {} sends {} steps to rank {} on channel {} but rank {} receives {}", conn.src,
@@ -254,12 +274,20 @@ class MscclLowering {
   std::uint32_t labels_[static_cast<int>(ir::OpType::Nop) + 1] = {};
   std::uint32_t flag_label_ = 0;
   std::vector<ir::StepRef> step_refs_;  // by TaskId, up to the end of the first iteration
-  struct {
-    TaskId first = 0, size = 1;
-  } first_iteration_;
   std::vector<SlotsInUse> in_use_;  // per connection of steps_
   ByteCount chunk_bytes_ = 0;
+  // An iteration's slots are held at most ir::kNcclSteps sends back, one per iteration at least, so the
+  // state handed on repeats within about as many iterations; a bound, in case it does not.
+  static constexpr ByteCount kMaxIterationsToRepeat = 4 * ir::kNcclSteps;
+};
 
+// A call's lowering and the graph it builds.
+struct LoweredCall {
+  Lowering low;
+  MscclLowering msccl;
+  LoweredCall(const topo::Topology& topo, const ParamTable& params, Trace* trace, const ir::Algorithm& algo,
+              const ir::StepGraph& steps)
+      : low(topo, params, trace), msccl(low, algo, steps) {}
 };
 
 }  // namespace
@@ -284,13 +312,21 @@ SimResult simulate_msccl(const topo::Topology& topo, const ir::Algorithm& algo, 
   const ByteCount chunk_bytes = ir::executor_bytes(algo.collective, algo.ngpus, call.bytes) / algo.nchunksperloop;
   const ByteCount iters = MscclLowering::iterations(chunk_bytes, algo.protocol);
   const ir::StepGraph steps(algo);
-  const EngineStats stats = run_extrapolated(iters, extrapolate, [&](ByteCount lowered) {
-    Lowering low(topo, params.table, trace);
-    MscclLowering msccl(low, algo, steps);
-    msccl.lower(chunk_bytes, lowered);
-    const EngineStats run = low.run();
-    if (run.unfinished > 0 && lowered == iters) {
-      const ir::StepRef s = msccl.step_of(run.first_unfinished);
+  // Extrapolating, the tile loop is lowered as a loop (its full run too, when no period is proven);
+  // otherwise (a trace, or the reference the closed form is tested against) iteration by iteration.
+  std::optional<LoweredCall> lowered;
+  lowered.emplace(topo, params.table, trace, algo, steps);
+  MscclLowering::Lowered as = lowered->msccl.lower(chunk_bytes, extrapolate);
+  if (as == MscclLowering::Lowered::Failed) {  // the iterations did not fold: lower them all
+    lowered.emplace(topo, params.table, trace, algo, steps);
+    as = lowered->msccl.lower(chunk_bytes, false);
+  }
+  const bool loop = as == MscclLowering::Lowered::Loop;
+  const EngineStats stats = run_extrapolated(iters, extrapolate && loop, [&](ByteCount blocks) {
+    if (loop) lowered->low.graph().set_run(static_cast<std::uint32_t>(blocks), blocks < iters);
+    const EngineStats run = lowered->low.run();
+    if (run.unfinished > 0 && blocks == iters) {
+      const ir::StepRef s = lowered->msccl.step_of(run.first_unfinished);
       fail_at(algo.source_file, algo.gpus.at(s.rank).tbs.at(s.tb).steps.at(s.step).line,
            fmt::format("algorithm deadlocks: {} steps never run, first rank {} tb {} step {}", run.unfinished, s.rank,
                        s.tb, s.step),

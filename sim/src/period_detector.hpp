@@ -1,5 +1,5 @@
-// Proves that a run over repeated blocks (TaskGraph::repeated(), e.g. the executor's tile iterations)
-// has become exactly periodic, so that the rest can be added in closed form instead of simulated.
+// Proves that a run of a loop (TaskGraph::fold_into_loop, e.g. the executor's tile iterations) has
+// become exactly periodic, so that the rest can be added in closed form instead of simulated.
 //
 // At a quiet point (between instants, all rates settled) the engine's whole state is: each task's
 // pending-predecessor count, each ready task's delay start, each flow's remaining bytes, rate and last
@@ -33,15 +33,14 @@ class PeriodDetector {
  public:
   static constexpr std::uint32_t kDone = 0xffffffffu;
 
-  // Inactive unless the graph declares at least three repeated blocks and really has their structure
-  // (checked here, so a lowering that breaks the promise is simulated in full, not extrapolated wrongly).
-  PeriodDetector(const TaskGraph& graph, const Successors& successors, const std::vector<std::uint32_t>& pending,
-                 const std::vector<SimTime>& ready_at, const FlowNetwork& network);
+  // Inactive unless the graph is a loop run to find a period (TaskGraph::set_run) of at least three
+  // blocks, two more than it reaches back.
+  PeriodDetector(const TaskGraph& graph, const std::vector<std::uint32_t>& pending, const std::vector<SimTime>& ready_at,
+                 const FlowNetwork& network);
 
   bool active() const { return active_; }
-  // The graph declares repeated blocks, but this run can no longer prove a period (the last block has
-  // started, or the blocks lack the declared structure): its makespan will not be used, so the engine
-  // may stop it.
+  // The run is to find a period, but can no longer prove one (the last block has started, or the loop
+  // is too short to): its makespan will not be used, so the engine may stop it.
   bool hopeless() const { return declared_ && !active_ && !period_; }
   void on_ready(TaskId t);
   void on_done(TaskId t);
@@ -72,21 +71,18 @@ class PeriodDetector {
     std::vector<Entry> entries;
   };
 
-  // Also sets `reach`: how many blocks back the furthest edge into a block comes from (at least 1).
-  static bool has_repeated_structure(const TaskGraph& graph, const Successors& successors, std::uint32_t& reach);
-  std::uint32_t block_of(TaskId t) const { return (t - blocks_.first) / blocks_.size; }
-  bool in_blocks(TaskId t) const { return t >= blocks_.first && t - blocks_.first < blocks_.size * blocks_.count; }
+  std::uint32_t block_of(TaskId t) const { return t / size_; }
   void take(Snapshot& s, std::uint32_t block, SimTime now) const;
   static bool repeats(const Snapshot& earlier, const Snapshot& later);
 
   const std::vector<std::uint32_t>& pending_;
   const std::vector<SimTime>& ready_at_;
   const FlowNetwork& network_;
-  RepeatedBlocks blocks_;
-  bool declared_ = false;  // the graph declares repeated blocks
+  TaskId size_ = 1;          // tasks per block
+  std::uint32_t count_ = 0;  // blocks
+  bool declared_ = false;    // the run is to find a period
   bool active_ = false;
-  std::uint32_t reach_ = 1;
-  std::uint32_t prologue_left_ = 0;        // tasks before the blocks not yet done
+  std::uint32_t reach_ = 1;  // the loop's reach, at least 1
   std::vector<std::uint32_t> done_in_block_;
   std::uint32_t lowest_open_ = 0;          // lowest block with a task not done
   std::uint32_t highest_ready_ = 0;        // highest block with a task made ready

@@ -27,17 +27,6 @@ struct Task {
   std::uint32_t label = 0;  // index into TaskGraph::labels (trace slice name)
 };
 
-// Tasks [first, first + size * count) are `count` copies of one block of work (an executor loop
-// iteration): task first + b * size + k of block b plays the part of task k; each block's edges come
-// from itself or the block before, the same for every block but the first (which has nothing before
-// it); only the last block's bytes and delays may differ (a partial tile). Any other task must come
-// before `first`. Declaring this lets the engine detect an exactly periodic regime (period_detector.hpp).
-struct RepeatedBlocks {
-  TaskId first = 0;
-  TaskId size = 0;
-  std::uint32_t count = 0;
-};
-
 // What a trace slice says about its task beyond the task itself: the rank a transfer goes to and the
 // chunk a step moves (the MSCCL step's offset); -1 where not known. Kept apart from Task and filled
 // only when tracing, so untraced simulations of large graphs pay nothing for it.
@@ -46,22 +35,22 @@ struct TaskArgs {
   int chunk = -1;
 };
 
-// Successor lists in compressed form (one allocation for the whole graph): task t's successors are
-// target[offset[t] .. offset[t + 1]).
-struct Successors {
-  std::vector<std::uint32_t> offset;
-  std::vector<TaskId> target;
-};
-
+// A graph is built task by task (add, depend), then run. It may instead be a loop (fold_into_loop):
+// tasks [0, block_size * blocks) are `blocks` copies of one block of work (an executor tile
+// iteration), task b * block_size + k of block b playing the part of task k, whose edges come from
+// its own block or at most reach() blocks before, the same for every block; a block near the start
+// lacks the edges that would come from before block 0; only the last block's bytes and delays may
+// differ (a partial tile). A loop stores one block's tasks and edges (and the last block's tasks), so
+// its size in memory does not grow with the number of blocks, and the engine can prove it periodic
+// (period_detector.hpp). A graph built task by task is one block run once.
 class TaskGraph {
  public:
   TaskId add(const Task& task) {
     tasks_.push_back(task);
-    return static_cast<TaskId>(tasks_.size() - 1);
+    block_size_ = static_cast<TaskId>(tasks_.size());
+    return block_size_ - 1;
   }
   void depend(TaskId before, TaskId after) { edges_.push_back({before, after}); }
-  void set_repeated(const RepeatedBlocks& blocks) { repeated_ = blocks; }
-  const RepeatedBlocks& repeated() const { return repeated_; }
   PathId add_path(std::vector<std::uint32_t> links) {
     paths_.push_back(std::move(links));
     return static_cast<PathId>(paths_.size() - 1);
@@ -70,35 +59,90 @@ class TaskGraph {
     labels_.push_back(std::move(label));
     return static_cast<std::uint32_t>(labels_.size() - 1);
   }
+  void set_peer(TaskId t, int peer) { args_at(t).peer = peer; }
+  void set_chunk(TaskId t, int chunk) { args_at(t).chunk = chunk; }
 
+  // The tasks added so far are `lowered` blocks of equal size (the last possibly a partial tile): keeps
+  // block lowered - 2's tasks, the last block's and the last block's edges as the loop's, and sets
+  // `blocks`. Returns false and leaves the graph as it is unless every block's tasks equal the kept
+  // block's (the last's but for bytes and delays) and every block's edges are the last block's, less
+  // those that would reach before block 0. That the blocks after `lowered` would repeat the kept one
+  // is the caller's to know (the MSCCL lowering checks that its state between iterations repeats).
+  bool fold_into_loop(std::uint32_t lowered, std::uint32_t blocks);
+  // A loop's run: its first `blocks` - 1 blocks and its last. `find_period`: the engine looks for a
+  // period (period_detector.hpp) and stops the run once none can be proven any more (a try of
+  // run_extrapolated, whose makespan is of no use without one).
+  void set_run(std::uint32_t blocks, bool find_period) {
+    blocks_ = blocks;
+    find_period_ = find_period;
+  }
+  bool is_loop() const { return looped_; }
+  bool finds_period() const { return looped_ && find_period_; }
+  TaskId block_size() const { return block_size_; }
+  std::uint32_t blocks() const { return blocks_; }
+  // How many blocks back the furthest edge into a block comes from (0: none).
+  std::uint32_t reach() const { return reach_; }
+
+  // Every task of the run: block_size() * blocks().
+  std::size_t size() const { return static_cast<std::size_t>(block_size_) * blocks_; }
+  const Task& task(TaskId t) const {
+    const std::uint32_t b = block_of(t);
+    const TaskId k = t - b * block_size_;
+    return b + 1 == blocks_ && !last_.empty() ? last_[k] : tasks_[k];
+  }
+  // The stored tasks: every task of a graph built task by task, one block of a loop.
   const std::vector<Task>& tasks() const { return tasks_; }
   const std::vector<std::vector<std::uint32_t>>& paths() const { return paths_; }
   const std::vector<std::string>& labels() const { return labels_; }
+  TaskArgs args(TaskId t) const {
+    const TaskId k = t - block_of(t) * block_size_;
+    return k < args_.size() ? args_[k] : TaskArgs{};
+  }
+
+  // Turns the edges into successor lists (once; the graph then takes no more tasks or edges).
+  void seal();
+  // Calls f(s) for each successor s of task t within the run (sealed graphs only).
+  template <typename F>
+  void for_each_successor(TaskId t, F&& f) const {
+    const std::uint32_t b = block_of(t);
+    const TaskId base = b * block_size_;
+    const TaskId end = static_cast<TaskId>(size());
+    for (std::uint32_t i = succ_offset_[t - base]; i < succ_offset_[t - base + 1]; ++i) {
+      const TaskId s = base + succ_target_[i];
+      if (s >= end) break;  // listed by block, nearest first: the rest lie past the last block too
+      f(s);
+    }
+  }
+  // Each task's number of predecessors within the run (sealed graphs only).
+  std::vector<std::uint32_t> predecessor_counts() const;
+
+ private:
   struct Edge {
     TaskId before;
     TaskId after;
   };
-  const std::vector<Edge>& edges() const { return edges_; }
-  // Moves the edges out as successor lists (what the engine walks) and counts each task's predecessors
-  // into `pending`; the graph keeps no edges, so a large graph does not hold both forms at once.
-  Successors take_successors(std::vector<std::uint32_t>& pending);
-  std::size_t size() const { return tasks_.size(); }
-  void set_peer(TaskId t, int peer) { args_at(t).peer = peer; }
-  void set_chunk(TaskId t, int chunk) { args_at(t).chunk = chunk; }
-  TaskArgs args(TaskId t) const { return t < args_.size() ? args_[t] : TaskArgs{}; }
-
- private:
-  std::vector<Task> tasks_;
-  std::vector<Edge> edges_;
-  std::vector<std::vector<std::uint32_t>> paths_;
-  std::vector<std::string> labels_;
-  RepeatedBlocks repeated_;
-  std::vector<TaskArgs> args_;  // by TaskId; shorter than tasks_ where the rest have none
-
+  std::uint32_t block_of(TaskId t) const { return blocks_ == 1 ? 0 : t / block_size_; }
   TaskArgs& args_at(TaskId t) {
     if (t >= args_.size()) args_.resize(t + 1);
     return args_[t];
   }
+
+  std::vector<Task> tasks_;
+  std::vector<Task> last_;  // a loop's last block, when it differs
+  std::vector<Edge> edges_;  // until sealed
+  // Successors of the stored block's task k: succ_target_[succ_offset_[k] .. succ_offset_[k + 1]),
+  // each relative to the start of k's block (so a loop's edge into a later block lies past the block).
+  std::vector<std::uint32_t> succ_offset_;
+  std::vector<TaskId> succ_target_;
+  std::vector<std::vector<std::uint32_t>> paths_;
+  std::vector<std::string> labels_;
+  std::vector<TaskArgs> args_;  // by stored task; shorter than tasks_ where the rest have none
+  TaskId block_size_ = 0;
+  std::uint32_t blocks_ = 1;
+  std::uint32_t reach_ = 0;
+  bool looped_ = false;
+  bool find_period_ = false;
+  bool sealed_ = false;
 };
 
 }  // namespace ccforge::sim
