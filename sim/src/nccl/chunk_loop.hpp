@@ -35,16 +35,18 @@ inline ChunkLoop chunk_loop(double bytes, double chunk_bytes) {
 }
 
 // Calls `lower_chunk(bytes)` for the loop's first `lowered` - 1 chunks and its last one (every chunk
-// when `lowered` >= count); each call lowers that chunk for every channel. Declares the chunks as
-// repeated blocks when cut short.
+// when `lowered` >= count); each call lowers that chunk for every channel. When cut short, the chunks
+// become a loop run to find a period (TaskGraph::fold_into_loop, set_run); should they not fold (tasks
+// before the loop, or chunks that differ), the graph runs as built and run_extrapolated goes on to the
+// full run.
 template <class LowerChunk>
 void lower_chunk_loop(Lowering& low, const ChunkLoop& loop, std::uint64_t lowered, LowerChunk&& lower_chunk) {
   const std::uint64_t n = std::min(lowered, loop.count);
-  const auto first = static_cast<TaskId>(low.graph().size());
+  const bool starts_the_graph = low.graph().size() == 0;
   for (std::uint64_t k = 0; k < n; ++k) lower_chunk(k + 1 < n ? loop.full : loop.last);
-  if (n == loop.count || n == 0) return;
-  const auto per_chunk = static_cast<TaskId>((low.graph().size() - first) / n);
-  low.graph().set_repeated(RepeatedBlocks{first, per_chunk, static_cast<std::uint32_t>(n)});
+  if (n == loop.count || n == 0 || !starts_the_graph) return;
+  const auto blocks = static_cast<std::uint32_t>(n);
+  if (low.graph().fold_into_loop(blocks, blocks)) low.graph().set_run(blocks, true);
 }
 
 }  // namespace ccforge::sim::nccl
