@@ -157,13 +157,12 @@ SimTime fastest_route(const topo::Topology& topo) {
 // leaves its GPU on one link and enters the other on another. On the bundled clusters the fastest route
 // is two NVSwitch hops, which this equals.
 SimTime fastest_route_by_links(const topo::Topology& topo) {
-  std::vector<bool> is_gpu(topo.vertices().size(), false);
-  for (int g = 0; g < topo.num_gpus(); ++g) is_gpu[topo.gpu(g).vertex.v] = true;
+  const auto is_gpu = [&](VertexId v) { return topo.vertex(v).kind == topo::VertexKind::Gpu; };
   SimTime direct = SimTime::max(), leave = SimTime::max(), enter = SimTime::max();
   for (const topo::Link& l : topo.links()) {
-    if (is_gpu[l.src.v] && is_gpu[l.dst.v]) direct = std::min(direct, l.latency);
-    if (is_gpu[l.src.v]) leave = std::min(leave, l.latency);
-    if (is_gpu[l.dst.v]) enter = std::min(enter, l.latency);
+    if (is_gpu(l.src) && is_gpu(l.dst)) direct = std::min(direct, l.latency);
+    if (is_gpu(l.src)) leave = std::min(leave, l.latency);
+    if (is_gpu(l.dst)) enter = std::min(enter, l.latency);
   }
   return std::min(direct, leave + enter);
 }

@@ -91,14 +91,15 @@ double nvls_tree_bus_bw(const NcclView& v) {
 }
 
 bool gather_like(ir::Collective c) { return c == ir::Collective::AllGather || c == ir::Collective::ReduceScatter; }
+bool broadcast_or_reduce(ir::Collective c) { return c == ir::Collective::Broadcast || c == ir::Collective::Reduce; }
 
 // RCCL on its hand-matched node (rccl_tuning.hpp): busBw = totalBw x bwRatio; ring for every ring
 // collective, tree for allreduce only and never Simple on one gfx94 node.
 double rccl_bus_bw(const NcclView& v, ir::Collective coll, int algo, int proto) {
   const RcclTuning& r = *v.rccl;
   if (algo == kRing && ring_capable(coll)) {
-    const bool bcast_reduce = coll == ir::Collective::Broadcast || coll == ir::Collective::Reduce;
-    return v.intra_bw_gbs * r.bw_ratio[kRcclRing][proto] * (proto == kLL && bcast_reduce ? r.bcast_reduce_ring_ll : 1.0);
+    const bool ll_boost = proto == kLL && broadcast_or_reduce(coll);
+    return v.intra_bw_gbs * r.bw_ratio[kRcclRing][proto] * (ll_boost ? r.bcast_reduce_ring_ll : 1.0);
   }
   if (algo == kTree && coll == ir::Collective::AllReduce && proto != kSimple) {
     return v.intra_bw_gbs * r.bw_ratio[kRcclTree][proto];
@@ -112,8 +113,7 @@ double rccl_bus_bw(const NcclView& v, ir::Collective coll, int algo, int proto) 
 double rccl_latency_us(const NcclView& v, ir::Collective coll, int algo, int proto) {
   const RcclTuning& r = *v.rccl;
   if (algo == kTree) return r.base_lat[kRcclTree][proto] + 2 * (v.ppn - 1) * r.xgmi_lat[kRcclTree][proto];
-  const bool bcast_reduce = coll == ir::Collective::Broadcast || coll == ir::Collective::Reduce;
-  return r.base_lat[kRcclRing][proto] + (bcast_reduce ? 1 : nsteps(coll, v.nranks)) * r.xgmi_lat[kRcclRing][proto];
+  return r.base_lat[kRcclRing][proto] + (broadcast_or_reduce(coll) ? 1 : nsteps(coll, v.nranks)) * r.xgmi_lat[kRcclRing][proto];
 }
 
 // Bus bandwidth NCCL assigns to (algo, proto), GB/s; 0 when NCCL would not run it.
