@@ -64,11 +64,15 @@ void check_protocol(const Algorithm& algo, const RuntimeTarget& target, IssueSin
 
 }  // namespace
 
+std::optional<std::string> rank_count_misfit(const RuntimeTarget& target, int ngpus) {
+  if (ngpus <= target.max_ranks) return std::nullopt;
+  return fmt::format("ngpus={} exceeds the {} <gpu> elements the parser stores (MAX_SUBS)", ngpus, target.max_ranks);
+}
+
 void check_loadable(const Algorithm& algo, const RuntimeTarget& target, int multiprocessors, CheckReport& report) {
   IssueSink sink(algo, report.issues);
-  if (algo.ngpus > target.max_ranks)
-    sink.add("runtime.ranks", -1, -1, -1,
-             fmt::format("ngpus={} exceeds the {} <gpu> elements the parser stores (MAX_SUBS)", algo.ngpus, target.max_ranks));
+  if (std::optional<std::string> misfit = rank_count_misfit(target, algo.ngpus))
+    sink.add("runtime.ranks", -1, -1, -1, std::move(*misfit));
   check_protocol(algo, target, sink);
   for (const GpuProgram& gpu : algo.gpus) {
     check_rank(gpu, algo, target, multiprocessors, sink);

@@ -43,6 +43,10 @@ std::string runtime_names();  // "msccl-nccl, rccl" for messages and --help
 bool is_rooted(Collective c);
 bool schedules(const RuntimeTarget& target, Collective c);
 
+// runtime.ranks alone: nullopt when `target`'s parser can store an algorithm of `ngpus` ranks (MAX_SUBS
+// <gpu> elements), else check_loadable's message. It needs no program, so a search can ask before building.
+std::optional<std::string> rank_count_misfit(const RuntimeTarget& target, int ngpus);
+
 // The runtime's rules check() does not know, each violation its own issue (rule "runtime.*", with
 // rank, tb and step): ranks, threadblocks per rank, dependee threadblock ids, offsets, the parser's node
 // count, and, when `multiprocessors` > 0, that all of a rank's threadblocks fit on the GPU at once
