@@ -1,7 +1,6 @@
 #include "routes.hpp"
 
 #include <boost/graph/dijkstra_shortest_paths.hpp>
-#include <boost/graph/two_bit_color_map.hpp>
 #include <boost/property_map/property_map.hpp>
 
 #include <algorithm>
@@ -222,7 +221,7 @@ Route RouteFinder::route(const RouteTree& tree, int dst_rank) const {
 }
 
 // Records each vertex the search reaches (the source and every vertex first relaxed), so that only
-// those distances need resetting afterwards.
+// their distances and colours need resetting afterwards.
 struct RecordReached {
   using event_filter = boost::on_discover_vertex;
   std::vector<std::size_t>* reached;
@@ -237,18 +236,25 @@ Route RouteFinder::route_to(int src_rank, int dst_rank) const {
   // The search boost::dijkstra_shortest_paths runs (it initializes every vertex, then calls the _no_init
   // form with the same heap, compare and combine), on buffers kept per thread: a route inside a node or
   // under one leaf reaches a few thousand vertices, and writing all ~400,000 of a 16,384-GPU cluster's
-  // distances and predecessors per route cost more than that search. Distances are left infinite again
-  // for the next route; predecessors are read only along the route, which this search wrote.
+  // distances, predecessors and colours per route cost more than that search. Distances and colours are
+  // left infinite and white again for the next route; predecessors are read only along the route, which
+  // this search wrote.
   const std::size_t n = boost::num_vertices(graph_);
   constexpr double kInf = std::numeric_limits<double>::infinity();
   thread_local std::vector<double> dist;
   thread_local std::vector<Graph::edge_descriptor> pred;
+  thread_local std::vector<boost::default_color_type> color;
   thread_local std::vector<std::size_t> reached;
   if (dist.size() < n) dist.resize(n, kInf);
   if (pred.size() < n) pred.resize(n);
+  if (color.size() < n) color.resize(n, boost::white_color);
   reached.clear();
+  struct Reset {  // also when the search throws (out of memory), so the next one starts clean
+    ~Reset() {
+      for (std::size_t v : reached) dist[v] = std::numeric_limits<double>::infinity(), color[v] = boost::white_color;
+    }
+  } reset;
   const auto index = boost::get(boost::vertex_index, graph_);
-  boost::two_bit_color_map<decltype(index)> color(n, index);  // all white
   constexpr std::size_t kUndecided = std::numeric_limits<std::size_t>::max();
   std::size_t end = kUndecided;
   const StopAtEnd stop{data_.gpus[static_cast<std::size_t>(dst_rank)].vertex.v,
@@ -262,12 +268,10 @@ Route RouteFinder::route_to(int src_rank, int dst_rank) const {
         boost::make_dijkstra_visitor(std::make_pair(
             boost::record_edge_predecessors(boost::make_iterator_property_map(pred.begin(), index), boost::on_edge_relaxed()),
             std::make_pair(RecordReached{&reached}, stop))),
-        color);
+        boost::make_iterator_property_map(color.begin(), index));
   } catch (const SearchDone&) {
     // decided before the whole graph was searched
   }
-  for (std::size_t v : reached) dist[v] = kInf;
-  dist[src] = kInf;
   if (end == kUndecided) return Route{};  // DIS with no links
   const auto edge_index = boost::get(boost::edge_index, graph_);
   return trace(src_rank, static_cast<std::uint32_t>(end), [&](std::uint32_t v) {
