@@ -2,8 +2,10 @@
 // paths cached per GPU pair, transfer tasks with their alpha and caps, trace tracks.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "ccforge/sim/sim.hpp"
@@ -66,7 +68,9 @@ class Lowering {
   const ParamTable& params_;
   Trace* trace_;
   TaskGraph graph_;
-  std::vector<PathId> route_paths_;  // src * ngpus + dst, kNoPath until first use
+  // Per pair asked (key src << 32 | dst): a lowering touches a few pairs per rank, and a dense table
+  // of all pairs is 1 GiB at 16,384 GPUs.
+  std::unordered_map<std::uint64_t, PathId> route_paths_;
   // Constraints beyond the topology's links (a GPU's protocol issue rate), indexed after them.
   std::vector<double> extra_capacity_;
   std::vector<std::string> extra_names_;

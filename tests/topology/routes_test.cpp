@@ -201,5 +201,27 @@ TEST(Routes, CacheKeepsOnlyTheAskedPairsAndAgreesAcrossAskingOrders) {
   EXPECT_EQ(kept.links, copy);
 }
 
+// A source asked fewer than 4 times is answered by a search that stops at its destination, on buffers
+// reused from one search to the next (RouteFinder::route_to); a source walked row by row by its whole
+// tree. Far, near and local destinations alternate, so a search that left a distance behind would
+// misroute the next one.
+TEST(Routes, TargetedSearchesAgreeWithWholeTrees) {
+  const Topology targeted = load_topology(bundled("ndv5-x16.xml"));
+  const Topology by_rows = load_topology(bundled("ndv5-x16.xml"));
+  const int p = targeted.num_gpus();
+  const int g = targeted.gpus_per_node();
+  for (int s = 0; s < p; ++s) {
+    for (int d = 0; d < p; ++d) (void)by_rows.route(s, d);
+  }
+  for (int s = 0; s < p; ++s) {
+    for (const int d : {(s + p / 2 + 3) % p, s / g * g + (s + 1) % g, (s + g) % p}) {
+      const Route& r = targeted.route(s, d);
+      EXPECT_EQ(r.links, by_rows.route(s, d).links) << s << " -> " << d;
+      EXPECT_EQ(r.latency, by_rows.route(s, d).latency);
+      EXPECT_EQ(r.path_class, by_rows.route(s, d).path_class);
+    }
+  }
+}
+
 }  // namespace
 }  // namespace ccforge::topo

@@ -87,7 +87,7 @@ std::vector<LinkId> host_path(const GraphData& g, const std::vector<std::vector<
 // Routing graph: the topology's vertices, plus one "arrival" vertex per GPU. PCIe links into a GPU end
 // at its arrival vertex, which has no way out, so routes never relay through a GPU's PCIe port; NVLink
 // relays (NCCL's NVB and PXN paths) enter the GPU vertex itself.
-RouteFinder::RouteFinder(const GraphData& graph) : data_(graph), graph_(graph.vertices.size() + graph.gpus.size()) {
+RouteFinder::RouteFinder(const GraphData& graph) : data_(graph), builder_(graph.vertices.size() + graph.gpus.size()) {
   std::vector<std::size_t> arrival(graph.vertices.size(), std::numeric_limits<std::size_t>::max());
   for (std::size_t r = 0; r < graph.gpus.size(); ++r) arrival[graph.gpus[r].vertex.v] = graph.vertices.size() + r;
   double widest = 1.0;
@@ -107,10 +107,27 @@ RouteFinder::RouteFinder(const GraphData& graph) : data_(graph), graph_(graph.ve
     add_edge(l.src.v, routed_dst(l), link_weight(l, widest), i);
   }
   if (networked) add_own_nic_paths(widest, routed_dst);
+  freeze();
+}
+
+void RouteFinder::freeze() {
+  const std::size_t n = boost::num_vertices(builder_);
+  std::vector<std::pair<std::size_t, std::size_t>> ends;
+  std::vector<EdgeProps> props;
+  const auto weight = boost::get(boost::edge_weight, builder_);
+  const auto link = boost::get(boost::edge_index, builder_);
+  for (std::size_t u = 0; u < n; ++u) {
+    for (const auto& e : boost::make_iterator_range(boost::out_edges(u, builder_))) {
+      ends.emplace_back(u, boost::target(e, builder_));
+      props.push_back(EdgeProps{weight[e], link[e]});
+    }
+  }
+  graph_ = Graph(boost::edges_are_sorted, ends.begin(), ends.end(), props.begin(), n);
+  builder_ = Builder();
 }
 
 void RouteFinder::add_edge(std::size_t src, std::size_t dst, double weight, std::uint32_t link) {
-  boost::add_edge(src, dst, Graph::edge_property_type(weight, Graph::edge_property_type::next_type(link)), graph_);
+  boost::add_edge(src, dst, Builder::edge_property_type(weight, Builder::edge_property_type::next_type(link)), builder_);
 }
 
 // Each GPU's paths to and from its own NIC are added as private chains of vertices (the same links, so
@@ -126,7 +143,7 @@ void RouteFinder::add_own_nic_paths(double widest, const RoutedDst& routed_dst) 
     std::size_t from = data_.links[path.front().v].src.v;
     for (std::size_t k = 0; k < path.size(); ++k) {
       const Link& l = data_.links[path[k].v];
-      const std::size_t to = k + 1 == path.size() ? routed_dst(l) : boost::add_vertex(graph_);
+      const std::size_t to = k + 1 == path.size() ? routed_dst(l) : boost::add_vertex(builder_);
       add_edge(from, to, link_weight(l, widest) - (k == 0 ? bonus : 0.0), path[k].v);
       from = to;
     }
@@ -179,7 +196,8 @@ void RouteFinder::search(std::size_t src, std::vector<double>& dist, std::vector
   const auto index = boost::get(boost::vertex_index, graph_);
   boost::dijkstra_shortest_paths(
       graph_, src,
-      boost::distance_map(boost::make_iterator_property_map(dist.begin(), index))
+      boost::weight_map(boost::get(&EdgeProps::weight, graph_))
+          .distance_map(boost::make_iterator_property_map(dist.begin(), index))
           .distance_inf(std::numeric_limits<double>::infinity())
           .visitor(boost::make_dijkstra_visitor(std::make_pair(
               boost::record_edge_predecessors(boost::make_iterator_property_map(pred.begin(), index), boost::on_edge_relaxed()),
@@ -197,11 +215,10 @@ RouteTree RouteFinder::tree(int src_rank) const {
   tree.src_rank = src_rank;
   tree.pred_vertex.assign(n, RouteTree::kNone);
   tree.pred_link.assign(n, RouteTree::kNone);
-  const auto edge_index = boost::get(boost::edge_index, graph_);
   for (std::size_t v = 0; v < n; ++v) {
     if (v == src || std::isinf(dist[v])) continue;
     tree.pred_vertex[v] = static_cast<std::uint32_t>(boost::source(pred[v], graph_));
-    tree.pred_link[v] = edge_index[pred[v]];
+    tree.pred_link[v] = graph_[pred[v]].link;
   }
   tree.end.assign(data_.gpus.size(), RouteTree::kNone);
   for (std::size_t dst = 0; dst < data_.gpus.size(); ++dst) {
@@ -220,24 +237,61 @@ Route RouteFinder::route(const RouteTree& tree, int dst_rank) const {
   return trace(tree.src_rank, end, [&](std::uint32_t v) { return std::pair{tree.pred_vertex[v], tree.pred_link[v]}; });
 }
 
+// Records each vertex the search reaches (the source and every vertex first relaxed), so that only
+// their distances and colours need resetting afterwards.
+struct RecordReached {
+  using event_filter = boost::on_discover_vertex;
+  std::vector<std::size_t>* reached;
+  template <class Vertex, class G>
+  void operator()(Vertex v, const G&) const {
+    reached->push_back(v);
+  }
+};
+
 Route RouteFinder::route_to(int src_rank, int dst_rank) const {
   if (dst_rank == src_rank) return local_route();
+  // The search boost::dijkstra_shortest_paths runs (it initializes every vertex, then calls the _no_init
+  // form with the same heap, compare and combine), on buffers kept per thread: a route inside a node or
+  // under one leaf reaches a few thousand vertices, and writing all ~400,000 of a 16,384-GPU cluster's
+  // distances, predecessors and colours per route cost more than that search. Distances and colours are
+  // left infinite and white again for the next route; predecessors are read only along the route, which
+  // this search wrote.
   const std::size_t n = boost::num_vertices(graph_);
-  std::vector<double> dist(n, std::numeric_limits<double>::infinity());
-  std::vector<Graph::edge_descriptor> pred(n);
+  constexpr double kInf = std::numeric_limits<double>::infinity();
+  thread_local std::vector<double> dist;
+  thread_local std::vector<Graph::edge_descriptor> pred;
+  thread_local std::vector<boost::default_color_type> color;
+  thread_local std::vector<std::size_t> reached;
+  if (dist.size() < n) dist.resize(n, kInf);
+  if (pred.size() < n) pred.resize(n);
+  if (color.size() < n) color.resize(n, boost::white_color);
+  reached.clear();
+  struct Reset {  // also when the search throws (out of memory), so the next one starts clean
+    ~Reset() {
+      for (std::size_t v : reached) dist[v] = std::numeric_limits<double>::infinity(), color[v] = boost::white_color;
+    }
+  } reset;
+  const auto index = boost::get(boost::vertex_index, graph_);
   constexpr std::size_t kUndecided = std::numeric_limits<std::size_t>::max();
   std::size_t end = kUndecided;
   const StopAtEnd stop{data_.gpus[static_cast<std::size_t>(dst_rank)].vertex.v,
                        data_.vertices.size() + static_cast<std::size_t>(dst_rank), &dist, &end};
+  const std::size_t src = data_.gpus[static_cast<std::size_t>(src_rank)].vertex.v;
+  dist[src] = 0.0;
   try {
-    search(data_.gpus[static_cast<std::size_t>(src_rank)].vertex.v, dist, pred, stop);
+    boost::dijkstra_shortest_paths_no_init(
+        graph_, src, boost::dummy_property_map(), boost::make_iterator_property_map(dist.begin(), index),
+        boost::get(&EdgeProps::weight, graph_), index, std::less<double>(), std::plus<double>(), 0.0,
+        boost::make_dijkstra_visitor(std::make_pair(
+            boost::record_edge_predecessors(boost::make_iterator_property_map(pred.begin(), index), boost::on_edge_relaxed()),
+            std::make_pair(RecordReached{&reached}, stop))),
+        boost::make_iterator_property_map(color.begin(), index));
   } catch (const SearchDone&) {
     // decided before the whole graph was searched
   }
   if (end == kUndecided) return Route{};  // DIS with no links
-  const auto edge_index = boost::get(boost::edge_index, graph_);
   return trace(src_rank, static_cast<std::uint32_t>(end), [&](std::uint32_t v) {
-    return std::pair{static_cast<std::uint32_t>(boost::source(pred[v], graph_)), static_cast<std::uint32_t>(edge_index[pred[v]])};
+    return std::pair{static_cast<std::uint32_t>(boost::source(pred[v], graph_)), graph_[pred[v]].link};
   });
 }
 
