@@ -24,15 +24,17 @@ std::uint32_t Lowering::issue_resource(int gpu, double capacity) {
 // One protocol per lowering, so the cache need not be keyed by it.
 PathId Lowering::route_path(int src, int dst, const ProtocolCosts& costs) {
   PathId& p = route_paths_[static_cast<std::size_t>(src) * topo_.num_gpus() + dst];
-  if (p == kNoPath) {
-    const topo::Route& r = topo_.route(src, dst);
-    std::vector<std::uint32_t> links;
-    links.reserve(r.links.size() + 1);
-    for (LinkId l : r.links) links.push_back(l.v);
-    if (costs.gpu_bytes_per_s > 0.0) links.push_back(issue_resource(src, costs.gpu_bytes_per_s));
-    p = graph_.add_path(std::move(links));
-  }
+  if (p == kNoPath) p = graph_.add_path(transfer_resources(src, dst, costs));
   return p;
+}
+
+std::vector<std::uint32_t> Lowering::transfer_resources(int src, int dst, const ProtocolCosts& costs) {
+  const topo::Route& r = topo_.route(src, dst);
+  std::vector<std::uint32_t> links;
+  links.reserve(r.links.size() + 1);
+  for (LinkId l : r.links) links.push_back(l.v);
+  if (costs.gpu_bytes_per_s > 0.0) links.push_back(issue_resource(src, costs.gpu_bytes_per_s));
+  return links;
 }
 
 Task Lowering::transfer_task(int src, int dst, double payload, const ProtocolCosts& costs, int track,

@@ -50,6 +50,11 @@ class Lowering {
 
   // A path over these links, each counted once.
   PathId add_path(std::vector<std::uint32_t> links);
+  // What a transfer from `src` to `dst` loads: its route's links, then, where the protocol caps what a
+  // whole GPU issues, `src`'s issue rate: a resource past the topology's links (extra_capacity()).
+  std::vector<std::uint32_t> transfer_resources(int src, int dst, const ProtocolCosts& costs);
+  // Capacities of the resources past the topology's links, by id - links().size().
+  const std::vector<double>& extra_capacity() const { return extra_capacity_; }
 
   // Track id for a threadblock (created on first use), -1 when not tracing.
   int track(const std::string& name);
