@@ -1,10 +1,12 @@
 #include "routes.hpp"
 
 #include <boost/graph/dijkstra_shortest_paths.hpp>
+#include <boost/graph/two_bit_color_map.hpp>
 #include <boost/property_map/property_map.hpp>
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <map>
 #include <set>
@@ -220,25 +222,90 @@ Route RouteFinder::route(const RouteTree& tree, int dst_rank) const {
   return trace(tree.src_rank, end, [&](std::uint32_t v) { return std::pair{tree.pred_vertex[v], tree.pred_link[v]}; });
 }
 
+struct RouteFinder::Workspace {
+  explicit Workspace(const Graph& g)
+      : dist(boost::num_vertices(g), std::numeric_limits<double>::infinity()),
+        pred(boost::num_vertices(g)),
+        color(boost::num_vertices(g), boost::get(boost::vertex_index, g)) {}
+  std::vector<double> dist;
+  std::vector<Graph::edge_descriptor> pred;
+  boost::two_bit_color_map<boost::property_map<Graph, boost::vertex_index_t>::const_type> color;
+  std::vector<std::size_t> reached;  // vertices whose distance or colour the current search set
+};
+
+RouteFinder::~RouteFinder() = default;
+
+std::unique_ptr<RouteFinder::Workspace> RouteFinder::take_workspace() const {
+  {
+    const std::lock_guard<std::mutex> lock(workspaces_mutex_);
+    if (!idle_workspaces_.empty()) {
+      std::unique_ptr<Workspace> w = std::move(idle_workspaces_.back());
+      idle_workspaces_.pop_back();
+      return w;
+    }
+  }
+  return std::make_unique<Workspace>(graph_);
+}
+
+void RouteFinder::give_back(std::unique_ptr<Workspace> w) const {
+  const auto white = boost::color_traits<boost::two_bit_color_type>::white();
+  for (std::size_t v : w->reached) {
+    w->dist[v] = std::numeric_limits<double>::infinity();
+    boost::put(w->color, v, white);
+  }
+  w->reached.clear();
+  const std::lock_guard<std::mutex> lock(workspaces_mutex_);
+  idle_workspaces_.push_back(std::move(w));
+}
+
+namespace {
+
+// Notes each vertex a search discovers (the source first), the only ones whose distance and colour it sets.
+struct NoteReached {
+  using event_filter = boost::on_discover_vertex;
+  std::vector<std::size_t>* reached;
+  template <class Vertex, class G>
+  void operator()(Vertex v, const G&) const {
+    reached->push_back(v);
+  }
+};
+
+}  // namespace
+
 Route RouteFinder::route_to(int src_rank, int dst_rank) const {
   if (dst_rank == src_rank) return local_route();
-  const std::size_t n = boost::num_vertices(graph_);
-  std::vector<double> dist(n, std::numeric_limits<double>::infinity());
-  std::vector<Graph::edge_descriptor> pred(n);
+  std::unique_ptr<Workspace> w = take_workspace();
+  // Dijkstra as `search` runs it (the same queue, compare, combine and zero), on the kept workspace.
+  const std::size_t src = data_.gpus[static_cast<std::size_t>(src_rank)].vertex.v;
   constexpr std::size_t kUndecided = std::numeric_limits<std::size_t>::max();
   std::size_t end = kUndecided;
   const StopAtEnd stop{data_.gpus[static_cast<std::size_t>(dst_rank)].vertex.v,
-                       data_.vertices.size() + static_cast<std::size_t>(dst_rank), &dist, &end};
+                       data_.vertices.size() + static_cast<std::size_t>(dst_rank), &w->dist, &end};
+  const auto index = boost::get(boost::vertex_index, graph_);
+  const auto pred = boost::make_iterator_property_map(w->pred.begin(), index);
+  w->dist[src] = 0.0;
+  w->reached.push_back(src);
   try {
-    search(data_.gpus[static_cast<std::size_t>(src_rank)].vertex.v, dist, pred, stop);
+    boost::dijkstra_shortest_paths_no_init(
+        graph_, src, boost::dummy_property_map(), boost::make_iterator_property_map(w->dist.begin(), index),
+        boost::get(boost::edge_weight, graph_),
+        index, std::less<double>(), std::plus<double>(), 0.0,
+        boost::make_dijkstra_visitor(std::make_pair(boost::record_edge_predecessors(pred, boost::on_edge_relaxed()),
+                                                    std::make_pair(stop, NoteReached{&w->reached}))),
+        w->color);
   } catch (const SearchDone&) {
     // decided before the whole graph was searched
   }
-  if (end == kUndecided) return Route{};  // DIS with no links
-  const auto edge_index = boost::get(boost::edge_index, graph_);
-  return trace(src_rank, static_cast<std::uint32_t>(end), [&](std::uint32_t v) {
-    return std::pair{static_cast<std::uint32_t>(boost::source(pred[v], graph_)), static_cast<std::uint32_t>(edge_index[pred[v]])};
-  });
+  Route route;  // DIS with no links when undecided
+  if (end != kUndecided) {
+    const auto edge_index = boost::get(boost::edge_index, graph_);
+    route = trace(src_rank, static_cast<std::uint32_t>(end), [&](std::uint32_t v) {
+      return std::pair{static_cast<std::uint32_t>(boost::source(w->pred[v], graph_)),
+                       static_cast<std::uint32_t>(edge_index[w->pred[v]])};
+    });
+  }
+  give_back(std::move(w));
+  return route;
 }
 
 template <class PredOf>
