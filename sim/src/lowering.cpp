@@ -8,7 +8,6 @@ Lowering::Lowering(const topo::Topology& topo, const ParamTable& params, Trace* 
     : topo_(topo),
       params_(params),
       trace_(trace),
-      route_paths_(static_cast<std::size_t>(topo.num_gpus()) * topo.num_gpus(), kNoPath),
       issue_by_gpu_(static_cast<std::size_t>(topo.num_gpus()), kNoPath) {}
 
 std::uint32_t Lowering::issue_resource(int gpu, double capacity) {
@@ -23,9 +22,10 @@ std::uint32_t Lowering::issue_resource(int gpu, double capacity) {
 
 // One protocol per lowering, so the cache need not be keyed by it.
 PathId Lowering::route_path(int src, int dst, const ProtocolCosts& costs) {
-  PathId& p = route_paths_[static_cast<std::size_t>(src) * topo_.num_gpus() + dst];
-  if (p == kNoPath) p = graph_.add_path(transfer_resources(src, dst, costs));
-  return p;
+  const auto [it, inserted] =
+      route_paths_.try_emplace(static_cast<std::uint64_t>(src) * static_cast<std::uint64_t>(topo_.num_gpus()) + dst, kNoPath);
+  if (inserted) it->second = graph_.add_path(transfer_resources(src, dst, costs));
+  return it->second;
 }
 
 std::vector<std::uint32_t> Lowering::transfer_resources(int src, int dst, const ProtocolCosts& costs) {

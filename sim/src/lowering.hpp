@@ -4,6 +4,7 @@
 
 #include <map>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "ccforge/sim/sim.hpp"
@@ -71,7 +72,9 @@ class Lowering {
   const ParamTable& params_;
   Trace* trace_;
   TaskGraph graph_;
-  std::vector<PathId> route_paths_;  // src * ngpus + dst, kNoPath until first use
+  // Paths of the pairs used so far, keyed src * ngpus + dst: a dense table of every pair was 1 GiB at
+  // 16,384 GPUs, whose simulations use a few pairs per GPU.
+  std::unordered_map<std::uint64_t, PathId> route_paths_;
   // Constraints beyond the topology's links (a GPU's protocol issue rate), indexed after them.
   std::vector<double> extra_capacity_;
   std::vector<std::string> extra_names_;
