@@ -67,6 +67,17 @@ void BM_Ndv5x128NcclAllreduce(benchmark::State& state) {
 }
 BENCHMARK(BM_Ndv5x128NcclAllreduce)->Arg(1 << 20)->Arg(512 << 20)->Arg(1 << 30)->Unit(benchmark::kMillisecond)->Iterations(1);
 
+// 1024 GPUs: NCCL's ring forced (allgather 4 MB: LL, one chunk; allreduce 1 GB: Simple, many chunks), run
+// per block of a leaf's 32 nodes (ring_folding.hpp).
+void BM_Ndv5x128NcclRingAllgather4M(benchmark::State& state) {
+  run_nccl(state, load("x128"), "nccl:ring", ByteCount{4} << 20, ir::Collective::AllGather);
+}
+BENCHMARK(BM_Ndv5x128NcclRingAllgather4M)->Unit(benchmark::kMillisecond)->Iterations(1);
+void BM_Ndv5x128NcclRingSimpleAllreduce1G(benchmark::State& state) {
+  run_nccl(state, load("x128"), "nccl:ring:simple", ByteCount{1} << 30);
+}
+BENCHMARK(BM_Ndv5x128NcclRingSimpleAllreduce1G)->Unit(benchmark::kMillisecond)->Iterations(1);
+
 // 1024 GPUs: NCCL's alltoall, a million concurrent p2p flows (a thousand per NIC): flows leaving links.
 void BM_Ndv5x128NcclAlltoall(benchmark::State& state) {
   run_nccl(state, load("x128"), "nccl", static_cast<ByteCount>(state.range(0)), ir::Collective::AllToAll);

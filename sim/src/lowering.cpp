@@ -23,17 +23,18 @@ std::uint32_t Lowering::issue_resource(int gpu, double capacity) {
 // One protocol per lowering, so the cache need not be keyed by it.
 PathId Lowering::route_path(int src, int dst, const ProtocolCosts& costs) {
   const auto [it, inserted] =
-      route_paths_.try_emplace(static_cast<std::uint64_t>(src) << 32 | static_cast<std::uint32_t>(dst), kNoPath);
-  PathId& p = it->second;
-  if (inserted) {
-    const topo::Route& r = topo_.route(src, dst);
-    std::vector<std::uint32_t> links;
-    links.reserve(r.links.size() + 1);
-    for (LinkId l : r.links) links.push_back(l.v);
-    if (costs.gpu_bytes_per_s > 0.0) links.push_back(issue_resource(src, costs.gpu_bytes_per_s));
-    p = graph_.add_path(std::move(links));
-  }
-  return p;
+      route_paths_.try_emplace(static_cast<std::uint64_t>(src) * static_cast<std::uint64_t>(topo_.num_gpus()) + dst, kNoPath);
+  if (inserted) it->second = graph_.add_path(transfer_resources(src, dst, costs));
+  return it->second;
+}
+
+std::vector<std::uint32_t> Lowering::transfer_resources(int src, int dst, const ProtocolCosts& costs) {
+  const topo::Route& r = topo_.route(src, dst);
+  std::vector<std::uint32_t> links;
+  links.reserve(r.links.size() + 1);
+  for (LinkId l : r.links) links.push_back(l.v);
+  if (costs.gpu_bytes_per_s > 0.0) links.push_back(issue_resource(src, costs.gpu_bytes_per_s));
+  return links;
 }
 
 Task Lowering::transfer_task(int src, int dst, double payload, const ProtocolCosts& costs, int track,

@@ -52,6 +52,11 @@ class Lowering {
 
   // A path over these links, each counted once.
   PathId add_path(std::vector<std::uint32_t> links);
+  // What a transfer from `src` to `dst` loads: its route's links, then, where the protocol caps what a
+  // whole GPU issues, `src`'s issue rate: a resource past the topology's links (extra_capacity()).
+  std::vector<std::uint32_t> transfer_resources(int src, int dst, const ProtocolCosts& costs);
+  // Capacities of the resources past the topology's links, by id - links().size().
+  const std::vector<double>& extra_capacity() const { return extra_capacity_; }
 
   // Track id for a threadblock (created on first use), -1 when not tracing.
   int track(const std::string& name);
@@ -68,8 +73,8 @@ class Lowering {
   const ParamTable& params_;
   Trace* trace_;
   TaskGraph graph_;
-  // Per pair asked (key src << 32 | dst): a lowering touches a few pairs per rank, and a dense table
-  // of all pairs is 1 GiB at 16,384 GPUs.
+  // Paths of the pairs used so far, keyed src * ngpus + dst: a dense table of every pair was 1 GiB at
+  // 16,384 GPUs, whose simulations use a few pairs per GPU.
   std::unordered_map<std::uint64_t, PathId> route_paths_;
   // Constraints beyond the topology's links (a GPU's protocol issue rate), indexed after them.
   std::vector<double> extra_capacity_;

@@ -21,7 +21,9 @@ struct UnionFind {
   }
 };
 
-bool same_link_kind(const topo::Topology& topo, std::uint32_t a, std::uint32_t b) {
+bool same_link_kind(const topo::Topology& topo, const std::vector<double>& extra, std::uint32_t a, std::uint32_t b) {
+  const std::size_t n = topo.links().size();
+  if (a >= n || b >= n) return a >= n && b >= n && extra.at(a - n) == extra.at(b - n);
   const topo::Link& la = topo.links()[a];
   const topo::Link& lb = topo.links()[b];
   return la.kind == lb.kind && la.bandwidth.bytes_per_s == lb.bandwidth.bytes_per_s;
@@ -30,13 +32,14 @@ bool same_link_kind(const topo::Topology& topo, std::uint32_t a, std::uint32_t b
 }  // namespace
 
 std::optional<std::vector<std::vector<std::uint32_t>>> fold_copies(
-    const topo::Topology& topo, const std::vector<std::vector<std::vector<std::uint32_t>>>& paths) {
+    const topo::Topology& topo, const std::vector<std::vector<std::vector<std::uint32_t>>>& paths,
+    const std::vector<double>& extra) {
   UnionFind classes;
   for (const auto& by_copy : paths) {
     for (const auto& path : by_copy) {
       if (path.size() != by_copy[0].size()) return std::nullopt;
       for (std::size_t k = 0; k < path.size(); ++k) {
-        if (!same_link_kind(topo, path[k], by_copy[0][k])) return std::nullopt;
+        if (!same_link_kind(topo, extra, path[k], by_copy[0][k])) return std::nullopt;
         classes.unite(path[k], by_copy[0][k]);
       }
     }

@@ -18,10 +18,13 @@ namespace ccforge::sim::nccl {
 
 // paths[type][copy]: the links of one flow type (e.g. "node 3's up send") as copy `copy` runs it,
 // listed in corresponding order (the k-th link of copy c is the image of copy 0's k-th link).
+// Ids past the topology's links are the caller's resources (a GPU's protocol issue rate), of capacity
+// extra[id - links().size()].
 // Returns per type the representative links (a link repeated m times is loaded m times), or nullopt
 // when the copies are not exact images: corresponding links of different bandwidth or kind, or a link
 // loaded unequally within its class.
 std::optional<std::vector<std::vector<std::uint32_t>>> fold_copies(
-    const topo::Topology& topo, const std::vector<std::vector<std::vector<std::uint32_t>>>& paths);
+    const topo::Topology& topo, const std::vector<std::vector<std::vector<std::uint32_t>>>& paths,
+    const std::vector<double>& extra = {});
 
 }  // namespace ccforge::sim::nccl

@@ -8,8 +8,8 @@
 #include "ccforge/sim/node_rings.hpp"
 #include "chunk_loop.hpp"
 #include "costs.hpp"
-#include "copy_folding.hpp"
 #include "nccl_lowering.hpp"
+#include "ring_folding.hpp"
 #include "send_order.hpp"
 
 namespace ccforge::sim::nccl {
@@ -49,70 +49,53 @@ int ring_steps(ir::Collective coll, int p) { return coll == ir::Collective::AllR
 // their total (nccl-tests size), into p shares.
 double rank_share(const NcclCall& call, int p) { return call.bytes / p / call.nchannels; }
 
-// Per ring position, the folded path of ring 0 standing for rings 0..distinct-1, or nullopt when the
-// rings are not exact images of one another (different alphas, links or loads).
-std::optional<std::vector<PathId>> fold_rings(Lowering& low, const std::vector<int>& entries, int distinct) {
-  const topo::Topology& topo = low.topo();
-  const int p = topo.num_gpus();
-  std::vector<std::vector<int>> orders;
-  for (int c = 0; c < distinct; ++c) orders.push_back(ring_order(topo, {}, entries, c));
-  std::vector<std::vector<std::vector<std::uint32_t>>> by_position(p);
-  for (int i = 0; i < p; ++i) {
-    const topo::Route& r0 = topo.route(orders[0][i], orders[0][(i + 1) % p]);
-    for (const auto& order : orders) {
-      const topo::Route& r = topo.route(order[i], order[(i + 1) % p]);
-      if (r.latency != r0.latency || r.path_class != r0.path_class) return std::nullopt;
-      std::vector<std::uint32_t> links;
-      for (LinkId l : r.links) links.push_back(l.v);
-      by_position[i].push_back(std::move(links));
-    }
-  }
-  const auto folded = fold_copies(topo, by_position);
-  if (!folded) return std::nullopt;
-  std::vector<PathId> paths;
-  for (const auto& links : *folded) paths.push_back(low.graph().add_path(links));
-  return paths;
-}
-
 // AllReduce, AllGather, ReduceScatter, one channel: per chunk a loop of steps; op (rank, step, slice)
 // forwards what the previous rank sent at (step - 1, slice).
-// `folded`: per ring position, the path one ring uses to stand for all distinct rings (fold_rings);
-// nullptr: this ring's own routes.
+// `folded`: the ring runs only its first `positions` positions, each on its folded path, the first
+// waiting for the last as for the previous block's (ring_folding.hpp); nullptr: every position on its
+// own route.
 class RingChannel {
  public:
+  struct Folded {
+    int positions;
+    const std::vector<PathId>* paths;
+    std::string stands_for;  // for the trace tracks
+  };
+
   RingChannel(Lowering& low, const NcclCall& call, const ProtocolCosts& costs, std::vector<int> order, int channel,
-              double weight, const std::vector<PathId>* folded)
+              double weight, const Folded* folded)
       : low_(low),
         costs_(costs),
         order_(std::move(order)),
+        positions_(folded != nullptr ? folded->positions : static_cast<int>(order_.size())),
         weight_(weight),
-        folded_(folded),
+        folded_paths_(folded != nullptr ? folded->paths : nullptr),
         chunking_(ring_chunking(call.proto)),
         steps_(ring_steps(call.coll, low.topo().num_gpus())) {
-    const int p = low.topo().num_gpus();
+    const int p = static_cast<int>(order_.size());
     label_ = low.graph().add_label("ring step");
-    tracks_.resize(p);
-    for (int i = 0; i < p; ++i) {
+    tracks_.resize(positions_);
+    for (int i = 0; i < positions_; ++i) {
       tracks_[i] = low.track(fmt::format("rank {} ch {} x{} (ring{})", order_[i], channel, weight,
-                                         folded != nullptr ? ", standing for every distinct ring" : ""));
+                                         folded != nullptr ? folded->stands_for : ""));
     }
-    prev_step_.resize(p);
-    this_step_.resize(p);
-    order_of_.assign(p, SendOrder(chunking_.steps_per_slice));
-    net_.resize(p);
-    for (int i = 0; i < p; ++i) net_[i] = crosses_network(low.topo(), order_[i], order_[(i + 1) % p]);
+    prev_step_.resize(positions_);
+    this_step_.resize(positions_);
+    order_of_.assign(positions_, SendOrder(chunking_.steps_per_slice));
+    net_.resize(positions_);
+    for (int i = 0; i < positions_; ++i) net_[i] = crosses_network(low.topo(), order_[i], order_[(i + 1) % p]);
   }
 
   void chunk(double step_bytes) {
-    const int p = static_cast<int>(order_.size());
+    const int q = positions_;
     const double slice = step_bytes / chunking_.slices;
     for (int s = 0; s < steps_; ++s) {
-      for (int i = 0; i < p; ++i) {
+      for (int i = 0; i < q; ++i) {
         this_step_[i].clear();
         for (int j = 0; j < chunking_.slices; ++j) {
           const TaskId t = send(i, slice, j == 0);
           order_of_[i].chain(low_.graph(), t, net_[i] != 0);
-          if (s > 0) low_.graph().depend(prev_step_[(i + p - 1) % p][j], t);
+          if (s > 0) low_.graph().depend(prev_step_[(i + q - 1) % q][j], t);
           this_step_[i].push_back(t);
         }
       }
@@ -123,20 +106,22 @@ class RingChannel {
  private:
   TaskId send(int i, double payload, bool with_sync) {
     const int p = static_cast<int>(order_.size());
-    if (folded_ == nullptr) {
-      return low_.add_transfer(order_[i], order_[(i + 1) % p], payload, costs_, tracks_[i], label_, with_sync, weight_);
+    const int next = order_[(i + 1) % p];
+    if (folded_paths_ == nullptr) {
+      return low_.add_transfer(order_[i], next, payload, costs_, tracks_[i], label_, with_sync, weight_);
     }
     // As Lowering::add_transfer, on the folded path.
-    const SimTime delay = transfer_alpha(costs_, low_.topo().route(order_[i], order_[(i + 1) % p]), with_sync);
-    return low_.add_fabric_op((*folded_)[i], payload / costs_.wire_efficiency, costs_.tb_bytes_per_s, delay, tracks_[i],
-                              label_, weight_);
+    const SimTime delay = transfer_alpha(costs_, low_.topo().route(order_[i], next), with_sync);
+    return low_.add_fabric_op((*folded_paths_)[i], payload / costs_.wire_efficiency, costs_.tb_bytes_per_s, delay,
+                              tracks_[i], label_, weight_);
   }
 
   Lowering& low_;
   ProtocolCosts costs_;
-  std::vector<int> order_;
+  std::vector<int> order_;  // the whole ring
+  int positions_;           // ring positions run
   double weight_;
-  const std::vector<PathId>* folded_;
+  const std::vector<PathId>* folded_paths_;
   RingChunking chunking_;
   int steps_;
   std::uint32_t label_ = 0;
@@ -197,6 +182,17 @@ ChunkLoop ring_loop(const NcclCall& call, int p) {
   return chunk_loop(is_chain(call.coll) ? call.bytes / call.nchannels : rank_share(call, p), chunk);
 }
 
+// The fold of the distinct rings (ring_folding.hpp), or nullopt to run each on its own routes.
+// `merge`: all rings into ring 0, which runs with their common weight.
+std::optional<RingFold> fold_distinct_rings(Lowering& low, const ProtocolCosts& costs,
+                                            const std::vector<std::vector<int>>& orders, bool& merge) {
+  if (merge) {
+    if (auto fold = fold_ring(low, costs, orders, true)) return fold;
+    merge = false;
+  }
+  return fold_ring(low, costs, orders, false);
+}
+
 }  // namespace
 
 std::uint64_t ring_chunks(const NcclCall& call, int p) { return ring_loop(call, p).count; }
@@ -210,25 +206,40 @@ void lower_ring(Lowering& low, const NcclCall& call, bool fold) {
   const std::vector<int> entries = low.topo().num_nodes() > 1 ? rail_entries(low.topo()) : std::vector<int>{};
   int distinct = low.topo().num_nodes() == 1 ? 1 : std::min(call.nchannels, static_cast<int>(entries.size()));
   if (!mesh.empty()) distinct = std::min(call.nchannels, static_cast<int>(mesh.size()));
+  std::vector<std::vector<int>> orders;
+  std::vector<double> weights;
+  for (int c = 0; c < distinct; ++c) {
+    orders.push_back(ring_order(low.topo(), mesh, entries, c));
+    double weight = 0;
+    for (int k = c; k < call.nchannels; k += distinct) ++weight;
+    weights.push_back(weight);
+  }
   std::vector<RingChannel> rings;
   std::vector<ChainChannel> chains;
-  // Across nodes the distinct rings are rotations of one another; where the topology is symmetric under
-  // that rotation, one ring stands for all (exact, copy_folding.hpp).
-  const bool same_weights = call.nchannels % distinct == 0;
-  std::optional<std::vector<PathId>> folded;
-  if (fold && mesh.empty() && !chain && distinct > 1 && same_weights && costs.gpu_bytes_per_s == 0.0) {
-    folded = fold_rings(low, entries, distinct);
+  // Across nodes the distinct rings are rotations of one another, and each ring is made of blocks of
+  // nodes that are images of one another where the fabric repeats; where that is exact, the first block
+  // of one ring stands for all (ring_folding.hpp). The chain is not rotation-invariant.
+  bool merge = distinct > 1 && call.nchannels % distinct == 0;
+  std::optional<RingFold> folded;
+  if (fold && mesh.empty() && !chain && low.topo().num_nodes() > 1) {
+    folded = fold_distinct_rings(low, costs, orders, merge);
   }
+  std::vector<RingChannel::Folded> runs;  // stable: the rings keep pointers into it
   if (folded) {
-    rings.emplace_back(low, call, costs, ring_order(low.topo(), mesh, entries, 0), 0, call.nchannels / distinct, &*folded);
+    const int copies = low.topo().num_nodes() / folded->block_nodes;
+    std::string stands_for = merge ? fmt::format(", standing for {} distinct rings", distinct) : std::string();
+    if (copies > 1) stands_for += fmt::format(", blocks of {} nodes standing for {}", folded->block_nodes, copies);
+    for (const std::vector<PathId>& paths : folded->paths) runs.push_back({folded->positions, &paths, stands_for});
+  }
+  if (folded && merge) {
+    rings.emplace_back(low, call, costs, orders[0], 0, call.nchannels / distinct, &runs[0]);
   } else {
     for (int c = 0; c < distinct; ++c) {
-      double weight = 0;
-      for (int k = c; k < call.nchannels; k += distinct) ++weight;
+      const auto k = static_cast<std::size_t>(c);
       if (chain)
-        chains.emplace_back(low, call, costs, ring_order(low.topo(), mesh, entries, c), c, weight);
+        chains.emplace_back(low, call, costs, orders[k], c, weights[k]);
       else
-        rings.emplace_back(low, call, costs, ring_order(low.topo(), mesh, entries, c), c, weight, nullptr);
+        rings.emplace_back(low, call, costs, orders[k], c, weights[k], folded ? &runs[k] : nullptr);
     }
   }
   lower_chunk_loop(low, loop, call.chunks, [&](double bytes) {
