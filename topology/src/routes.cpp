@@ -87,7 +87,7 @@ std::vector<LinkId> host_path(const GraphData& g, const std::vector<std::vector<
 // Routing graph: the topology's vertices, plus one "arrival" vertex per GPU. PCIe links into a GPU end
 // at its arrival vertex, which has no way out, so routes never relay through a GPU's PCIe port; NVLink
 // relays (NCCL's NVB and PXN paths) enter the GPU vertex itself.
-RouteFinder::RouteFinder(const GraphData& graph) : data_(graph), builder_(graph.vertices.size() + graph.gpus.size()) {
+RouteFinder::RouteFinder(const GraphData& graph) : data_(graph), builder_(std::make_unique<Builder>(graph.vertices.size() + graph.gpus.size())) {
   std::vector<std::size_t> arrival(graph.vertices.size(), std::numeric_limits<std::size_t>::max());
   for (std::size_t r = 0; r < graph.gpus.size(); ++r) arrival[graph.gpus[r].vertex.v] = graph.vertices.size() + r;
   double widest = 1.0;
@@ -111,23 +111,23 @@ RouteFinder::RouteFinder(const GraphData& graph) : data_(graph), builder_(graph.
 }
 
 void RouteFinder::freeze() {
-  const std::size_t n = boost::num_vertices(builder_);
+  const std::size_t n = boost::num_vertices(*builder_);
   std::vector<std::pair<std::size_t, std::size_t>> ends;
   std::vector<EdgeProps> props;
-  const auto weight = boost::get(boost::edge_weight, builder_);
-  const auto link = boost::get(boost::edge_index, builder_);
+  const auto weight = boost::get(boost::edge_weight, *builder_);
+  const auto link = boost::get(boost::edge_index, *builder_);
   for (std::size_t u = 0; u < n; ++u) {
-    for (const auto& e : boost::make_iterator_range(boost::out_edges(u, builder_))) {
-      ends.emplace_back(u, boost::target(e, builder_));
+    for (const auto& e : boost::make_iterator_range(boost::out_edges(u, *builder_))) {
+      ends.emplace_back(u, boost::target(e, *builder_));
       props.push_back(EdgeProps{weight[e], link[e]});
     }
   }
   graph_ = Graph(boost::edges_are_sorted, ends.begin(), ends.end(), props.begin(), n);
-  builder_ = Builder();
+  builder_.reset();
 }
 
 void RouteFinder::add_edge(std::size_t src, std::size_t dst, double weight, std::uint32_t link) {
-  boost::add_edge(src, dst, Builder::edge_property_type(weight, Builder::edge_property_type::next_type(link)), builder_);
+  boost::add_edge(src, dst, Builder::edge_property_type(weight, Builder::edge_property_type::next_type(link)), *builder_);
 }
 
 // Each GPU's paths to and from its own NIC are added as private chains of vertices (the same links, so
@@ -143,7 +143,7 @@ void RouteFinder::add_own_nic_paths(double widest, const RoutedDst& routed_dst) 
     std::size_t from = data_.links[path.front().v].src.v;
     for (std::size_t k = 0; k < path.size(); ++k) {
       const Link& l = data_.links[path[k].v];
-      const std::size_t to = k + 1 == path.size() ? routed_dst(l) : boost::add_vertex(builder_);
+      const std::size_t to = k + 1 == path.size() ? routed_dst(l) : boost::add_vertex(*builder_);
       add_edge(from, to, link_weight(l, widest) - (k == 0 ? bonus : 0.0), path[k].v);
       from = to;
     }

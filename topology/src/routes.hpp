@@ -7,6 +7,7 @@
 #include <boost/graph/compressed_sparse_row_graph.hpp>
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 namespace ccforge::topo {
@@ -54,7 +55,8 @@ class RouteFinder {
   PathClass classify(const std::vector<LinkId>& links) const;
 
   const GraphData& data_;
-  Builder builder_;  // until the constructor ends
+  // Until the constructor ends; held by pointer so that freeing it is not an adjacency_list copy.
+  std::unique_ptr<Builder> builder_;
   Graph graph_;
 };
 
