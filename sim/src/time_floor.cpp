@@ -50,16 +50,13 @@ class FloorModel {
     std::sort(firsts.begin(), firsts.end());
     firsts.erase(std::unique(firsts.begin(), firsts.end()), firsts.end());
     const std::vector<FloorGraph::FirstIteration> first = graph_.first_iterations(firsts);
-    // Released loads only from a full tile's first iteration (sorting every resource's users per size
-    // cost more than the term gains below a tile, where latency, not a link's load, binds).
-    std::vector<Release> released;
-    const std::vector<Release> none;
-    if (firsts.back() == static_cast<double>(tile)) released = releases(first.back());
+    std::vector<std::vector<Release>> released;
+    for (const FloorGraph::FirstIteration& f : first) released.push_back(releases(f));
     std::vector<SimTime> out;
     for (ByteCount c : chunk_bytes) {
       const auto at = static_cast<std::size_t>(
           std::lower_bound(firsts.begin(), firsts.end(), static_cast<double>(std::min(c, tile))) - firsts.begin());
-      out.push_back(floor(c, first[at], c >= tile ? released : none));
+      out.push_back(floor(c, first[at], released[at]));
     }
     return out;
   }
