@@ -189,6 +189,7 @@ void FloorGraph::run_first_iteration_batch(const double* tiles, std::size_t k, F
   for (std::size_t j = 0; j < k; ++j) {
     out[j].longest = 0.0;
     out[j].tb_start.assign(tbs_, 0.0);
+    out[j].tb_first_flow.assign(tbs_, 0.0);
   }
   double begin[8], finish_after[8];
   for (std::size_t i = 0; i < steps_in_order_.size(); ++i) {
@@ -211,6 +212,8 @@ void FloorGraph::run_first_iteration_batch(const double* tiles, std::size_t k, F
       end[j] = std::max(head[j] + steps_.work_seconds(entry, tiles[j]), finish_after[j]);
       out[j].longest = std::max(out[j].longest, end[j]);
     }
+    if (entry.step == steps_.first_send(tb_in_order_[i]))
+      for (std::size_t j = 0; j < k; ++j) out[j].tb_first_flow[tb_in_order_[i]] = head[j];
   }
 }
 

@@ -17,9 +17,10 @@ class FloorGraph {
   explicit FloorGraph(const FloorSteps& steps);
 
   // Earliest times in the first iteration at some bytes per chunk: per tb when its first step may
-  // start, and the latest step end.
+  // start and when its first send's data may start to flow (its alpha paid; 0 for a tb that sends
+  // nothing or whose send is left out), and the latest step end.
   struct FirstIteration {
-    std::vector<double> tb_start;
+    std::vector<double> tb_start, tb_first_flow;
     double longest = 0.0;
   };
   // The first iteration at each of `tiles` bytes per chunk.

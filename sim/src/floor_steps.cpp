@@ -13,6 +13,7 @@ FloorSteps::FloorSteps(const topo::Topology& topo, const ir::Algorithm& algo, co
   cost_steps();
   capacity_s_per_byte_ = capacity_bound(1.0);
   sum_chains();
+  collect_resource_uses();
 }
 
 double FloorSteps::work_seconds(const FloorStep& e, double chunk_bytes) const {
@@ -94,6 +95,39 @@ void FloorSteps::sum_chains() {
     }
     sums_.push_back(c);
   }
+}
+
+// Per tb and resource its transfers' wire bytes per chunk byte over the resource's capacity, the same
+// loads capacity_bound sums, grouped by resource.
+void FloorSteps::collect_resource_uses() {
+  const std::size_t links = capacity_.size();
+  std::vector<std::pair<std::size_t, ResourceUse>> all;  // (resource, use)
+  std::vector<std::pair<std::size_t, double>> mine;      // this tb's (resource, s_per_byte)
+  for (std::size_t t = 0; t < chains_.size(); ++t) {
+    mine.clear();
+    const auto add = [&](std::size_t resource, double s) {
+      for (auto& [r, sum] : mine)
+        if (r == resource) return void(sum += s);
+      mine.emplace_back(resource, s);
+    };
+    first_send_.push_back(-1);
+    for (const FloorStep& e : chains_[t]) {
+      if (e.cost.work != FloorWork::Transfer) continue;
+      if (first_send_.back() < 0) first_send_.back() = e.step;
+      const int peer = algo_.gpus[e.rank].tbs[e.tb].send_peer;
+      const double wire = e.count / costs_.wire_efficiency;
+      for (LinkId l : topo_.route(e.rank, peer).links)
+        if (capacity_[l.v] > 0.0) add(l.v, wire / capacity_[l.v]);
+      if (costs_.gpu_bytes_per_s > 0.0) add(links + static_cast<std::size_t>(e.rank), wire / costs_.gpu_bytes_per_s);
+    }
+    for (const auto& [r, s] : mine) all.push_back({r, {static_cast<std::uint32_t>(t), s}});
+  }
+  use_first_.assign(links + static_cast<std::size_t>(algo_.ngpus) + 1, 0);
+  for (const auto& [r, use] : all) ++use_first_[r + 1];
+  for (std::size_t r = 0; r + 1 < use_first_.size(); ++r) use_first_[r + 1] += use_first_[r];
+  uses_.resize(all.size());
+  std::vector<std::size_t> fill(use_first_.begin(), use_first_.end() - 1);
+  for (const auto& [r, use] : all) uses_[fill[r]++] = use;
 }
 
 double FloorSteps::own_chain(std::size_t t, double iterations, double bytes) const {

@@ -6,6 +6,8 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
+#include <span>
 #include <vector>
 
 #include "ccforge/common/params.hpp"
@@ -50,12 +52,27 @@ class FloorSteps {
   // local work as costs.cpp charges it per iteration (one charge for the sum is never more).
   double own_chain(std::size_t t, double iterations, double bytes) const;
 
+  // A tb's share of a resource (a link, or a GPU's LL issue rate): seconds its transfers hold the
+  // resource per chunk byte, at the resource's full capacity.
+  struct ResourceUse {
+    std::uint32_t tb;
+    double s_per_byte;
+  };
+  // Resources are the topology's links, then one issue rate per GPU; those nothing loads have no users.
+  std::size_t resources() const { return use_first_.size() - 1; }
+  std::span<const ResourceUse> users(std::size_t resource) const {
+    return {uses_.data() + use_first_[resource], uses_.data() + use_first_[resource + 1]};
+  }
+  // Per tb, the index of its first sending step; -1 when it sends nothing.
+  int first_send(std::size_t t) const { return first_send_[t]; }
+
  private:
   bool valid_peer(int rank, int peer) const { return peer >= 0 && peer < algo_.ngpus && peer != rank; }
   double link_rate(const topo::Route& route) const;
   void cost_steps();
   double capacity_bound(double total) const;
   void sum_chains();
+  void collect_resource_uses();
 
   // Per tb, what its steps cost over the whole call: alphas per iteration, transfer seconds per chunk
   // byte at their ceiling rates, chunks copied and reduced.
@@ -72,6 +89,9 @@ class FloorSteps {
   std::vector<std::vector<FloorStep>> chains_;
   double capacity_s_per_byte_ = 0.0;
   std::vector<ChainSums> sums_;  // per tb
+  std::vector<ResourceUse> uses_;  // grouped by resource: uses_[use_first_[r] .. use_first_[r + 1])
+  std::vector<std::size_t> use_first_;
+  std::vector<int> first_send_;  // per tb
 };
 
 }  // namespace ccforge::sim

@@ -9,7 +9,12 @@
 //    than the longest chain of first-iteration dependencies leading to it;
 //  - threadblock period: every full tile, a tb's longest path through that tile's dependency graph from
 //    its first step to its last (a tree leaf waits for the root's answer to its own send);
-//  - the first iteration's longest dependency chain as a whole (latency-bound sizes).
+//  - the first iteration's longest dependency chain as a whole (latency-bound sizes);
+//  - a resource's released load: no byte of a tb's transfers flows before its first send's data can
+//    (the first iteration's earliest time, alpha paid), so for every time r, the load of the tbs that
+//    cannot use a link (or issue rate) before r still has to pass it after r at its capacity. A chain of
+//    h hops reaches its last links only after the pipeline filled, and identical tbs sharing one link
+//    split it: the bound charges both (plain capacity is the case r = 0).
 // Plus the MSCCL kernel's base cost, which simulate adds to every makespan. Edges the bound drops
 // (buffer-slot back-pressure, bandwidth shared by flows that happen to run together) only make it lower.
 #include <algorithm>
@@ -29,7 +34,8 @@ namespace {
 constexpr double kRoundingMargin = 1e-9;
 
 // Built once per algorithm (costed steps, the first iteration's dependency graph); each size's floor
-// is then linear in threadblocks, after one walk over that graph for every 8 distinct first iterations.
+// is then linear in threadblocks and their resources, after one walk over that graph for every 8
+// distinct first iterations.
 class FloorModel {
  public:
   FloorModel(const topo::Topology& topo, const ir::Algorithm& algo, const ParamTable& params)
@@ -44,23 +50,51 @@ class FloorModel {
     std::sort(firsts.begin(), firsts.end());
     firsts.erase(std::unique(firsts.begin(), firsts.end()), firsts.end());
     const std::vector<FloorGraph::FirstIteration> first = graph_.first_iterations(firsts);
+    std::vector<std::vector<Release>> released;
+    for (const FloorGraph::FirstIteration& f : first) released.push_back(releases(f));
     std::vector<SimTime> out;
     for (ByteCount c : chunk_bytes) {
-      const auto at = std::lower_bound(firsts.begin(), firsts.end(), static_cast<double>(std::min(c, tile)));
-      out.push_back(floor(c, first[static_cast<std::size_t>(at - firsts.begin())]));
+      const auto at = static_cast<std::size_t>(
+          std::lower_bound(firsts.begin(), firsts.end(), static_cast<double>(std::min(c, tile))) - firsts.begin());
+      out.push_back(floor(c, first[at], released[at]));
     }
     return out;
   }
 
  private:
+  // A resource's load still to pass after `at`: the tbs whose data cannot flow before `at`, in seconds
+  // per chunk byte at the resource's capacity.
+  struct Release {
+    double at, s_per_byte;
+  };
+
+  // Per resource, its users by descending first-flow time, each with the load of it and every later
+  // one: the bound at `total` bytes per chunk is the largest at + s_per_byte * total.
+  std::vector<Release> releases(const FloorGraph::FirstIteration& first) const {
+    std::vector<Release> out, one;
+    for (std::size_t r = 0; r < steps_.resources(); ++r) {
+      one.clear();
+      for (const FloorSteps::ResourceUse& u : steps_.users(r)) one.push_back({first.tb_first_flow[u.tb], u.s_per_byte});
+      std::sort(one.begin(), one.end(), [](const Release& a, const Release& b) { return a.at > b.at; });
+      double load = 0.0;
+      for (std::size_t k = 0; k < one.size(); ++k) {
+        load += one[k].s_per_byte;
+        // Users released together count once, with all their load.
+        if (k + 1 == one.size() || one[k + 1].at != one[k].at) out.push_back({one[k].at, load});
+      }
+    }
+    return out;
+  }
+
   // `first`: the first iteration at min(chunk_bytes, tile) bytes per chunk (a call of at least a tile
   // per chunk starts with a full tile: the same first iteration every time).
-  SimTime floor(ByteCount chunk_bytes, const FloorGraph::FirstIteration& first) {
+  SimTime floor(ByteCount chunk_bytes, const FloorGraph::FirstIteration& first, const std::vector<Release>& released) {
     const ByteCount tile = msccl_iteration_bytes(algo_.protocol);
     const ByteCount iters = (chunk_bytes + tile - 1) / tile;
     const double total = static_cast<double>(chunk_bytes);
     double bound = steps_.capacity_s_per_byte() * total;
     bound = std::max(bound, first.longest);
+    for (const Release& r : released) bound = std::max(bound, r.at + r.s_per_byte * total);
     if (iters > 1 && tile_periods_.empty()) tile_periods_ = graph_.tile_periods(static_cast<double>(tile));
     const double last_tile = total - static_cast<double>(iters - 1) * static_cast<double>(tile);
     for (std::size_t t = 0; t < steps_.chains().size(); ++t) {

@@ -62,6 +62,22 @@ TEST(SearchTune, OutputsAreIdenticalWhateverTheThreadCount) {
   EXPECT_TRUE(fa.count("selection.csv") && fa.count("selection.md") && fa.count("bands.csv"));
 }
 
+// report.json names the longest simulations (a way to see where a tune's time goes), longest first,
+// each a finished task with its simulated time and, for a candidate, a model floor not above it.
+TEST(SearchTune, ReportListsTheSlowestSimulations) {
+  const fs::path dir = fresh_dir("slowest");
+  const TuneResult r = tune(ndv5(), options(dir, 2), sim::SimParams{});
+  const auto slowest = nlohmann::json::parse(read_file(dir / "report.json"))["timing"]["slowest_simulations"];
+  ASSERT_EQ(slowest.size(), std::min(kSlowestSimulationsReported, r.simulations));
+  for (std::size_t k = 0; k < slowest.size(); ++k) {
+    if (k > 0) {
+      EXPECT_GE(slowest[k - 1]["wall_s"].get<double>(), slowest[k]["wall_s"].get<double>());
+    }
+    EXPECT_GT(slowest[k]["simulated_us"].get<double>(), 0.0) << slowest[k]["task"];
+    EXPECT_LE(slowest[k]["floor_us"].get<double>(), slowest[k]["simulated_us"].get<double>()) << slowest[k]["task"];
+  }
+}
+
 TEST(SearchTune, KilledRunResumesToTheSameOutputs) {
   const fs::path whole = fresh_dir("whole"), killed = fresh_dir("killed");
   tune(ndv5(), options(whole, 2), sim::SimParams{});

@@ -131,11 +131,14 @@ nlohmann::json timing_json(const TuneResult& result, const TuneOptions& options)
     phases.push_back({{"phase", p.name}, {"wall_s", p.wall_s}, {"cpu_s", p.cpu_s}, {"peak_rss_mib", p.peak_rss_mib}});
     peak = std::max(peak, p.peak_rss_mib);
   }
+  nlohmann::json slowest = nlohmann::json::array();
+  for (const SlowSimulation& s : result.slowest)
+    slowest.push_back({{"task", s.task}, {"wall_s", s.wall_s}, {"floor_us", s.floor.us()}, {"simulated_us", s.time.us()}});
   return {{"elapsed_s", result.elapsed_s}, {"candidates_s", result.candidates_s}, {"exports_s", result.exports_s},
           {"phases", phases}, {"peak_rss_mib", peak}, {"jobs", options.jobs}, {"resumed_tasks", result.resumed_tasks},
           {"points_proven", result.points_proven}, {"points_resumed", result.points_resumed},
           {"floors_resumed", result.floors_resumed}, {"world_size", std::max<std::size_t>(processes.size(), 1)},
-          {"processes", processes}};
+          {"processes", processes}, {"slowest_simulations", slowest}};
 }
 
 std::string report_json(const TuneResult& result, const TuneOptions& options, const CarryOver& carried) {

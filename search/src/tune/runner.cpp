@@ -1,5 +1,8 @@
 #include "tune/runner.hpp"
 
+#include <algorithm>
+#include <chrono>
+
 #include <fmt/core.h>
 #include <tbb/parallel_for.h>
 
@@ -34,18 +37,46 @@ void Runner::run(const std::vector<Job>& jobs) {
     if (journal_.finished().count(key(jobs[k]))) ++result_.resumed_tasks;
     else todo.push_back(jobs[k]);
   }
-  simulated_ += todo.size();
   tbb::parallel_for(std::size_t{0}, todo.size(), [&](std::size_t i) {
+    const auto start = std::chrono::steady_clock::now();
     const Sample sample = simulate(todo[i]);
-    {
-      const std::lock_guard<std::mutex> lock(mutex_);
-      journal_.record(key(todo[i]), sample);
-    }
-    progress_.advance();
+    record(todo[i], sample, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
   });
   progress_.advance(deal.mine.size() - todo.size());
   division_.join(deal.mine, [&](std::size_t k) { return CheckpointJournal::line(key(jobs[k]), *sample(jobs[k])); }, journal_);
   progress_.advance(deal.theirs.size());
+}
+
+void Runner::run_one(const Job& job) {
+  if (sample(job) != nullptr) {
+    {
+      const std::lock_guard<std::mutex> lock(mutex_);
+      ++result_.resumed_tasks;
+    }
+    progress_.advance();
+    return;
+  }
+  const auto start = std::chrono::steady_clock::now();
+  const Sample sample = simulate(job);
+  record(job, sample, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+}
+
+void Runner::record(const Job& j, const Sample& sample, double wall_s) {
+  {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    journal_.record(key(j), sample);
+    wall_s_.emplace_back(wall_s, j);
+    ++simulated_;
+  }
+  progress_.advance();
+}
+
+std::vector<std::pair<double, Job>> Runner::slowest(std::size_t n) const {
+  std::vector<std::pair<double, Job>> out = wall_s_;
+  const auto longer = [](const auto& a, const auto& b) { return a.first > b.first; };
+  std::sort(out.begin(), out.end(), longer);
+  out.resize(std::min(n, out.size()));
+  return out;
 }
 
 std::string Runner::key(const Job& j) const {
@@ -55,7 +86,9 @@ std::string Runner::key(const Job& j) const {
 }
 
 const Sample* Runner::sample(const Job& j) const {
-  auto it = journal_.finished().find(key(j));
+  const std::string k = key(j);
+  const std::lock_guard<std::mutex> lock(mutex_);
+  auto it = journal_.finished().find(k);
   return it == journal_.finished().end() ? nullptr : &it->second;
 }
 

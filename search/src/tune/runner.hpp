@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <mutex>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "ccforge/search/search.hpp"
@@ -39,16 +40,23 @@ class Runner {
   // Runs this process's share of `jobs` in parallel and joins the others'; results land in the journal
   // (and so in sample()).
   void run(const std::vector<Job>& jobs);
+  // Runs one job in this thread, for a process alone (nothing to join); safe beside other run_one and
+  // sample calls.
+  void run_one(const Job& job);
 
   std::size_t simulated() const { return simulated_; }
+  // This process's `n` longest simulations with their wall seconds, longest first.
+  std::vector<std::pair<double, Job>> slowest(std::size_t n) const;
 
   void skipped(std::size_t count) { progress_.advance(count); }
 
   std::string key(const Job& j) const;
+  // The job's finished result, or null. Safe beside run_one (a result, once there, never moves).
   const Sample* sample(const Job& j) const;
 
  private:
   Sample simulate(const Job& j) const;
+  void record(const Job& j, const Sample& sample, double wall_s);
 
   const topo::Topology& topo_;
   const TuneOptions& options_;
@@ -58,9 +66,10 @@ class Runner {
   WorkDivision division_;
   TuneResult& result_;
   CheckpointJournal& journal_;
-  std::mutex mutex_;  // serialises the journal
+  mutable std::mutex mutex_;  // serialises the journal and the counts
   PhaseProgress progress_;
   std::size_t simulated_ = 0;  // by this process
+  std::vector<std::pair<double, Job>> wall_s_;  // per simulation of this process
 };
 
 }  // namespace ccforge::search

@@ -1,5 +1,5 @@
 // The tune pipeline: candidates per collective -> simulations size by size, in waves per size (NCCL,
-// then candidates by ascending floor while they can still win) run in parallel with oneTBB ->
+// then candidates by ascending floor while they can still win; size_runs.hpp) run in parallel with oneTBB ->
 // winners, bands -> outputs. Each simulation writes only its own slot and every pruning
 // decision depends only on finished results and floors, so the outcome does not depend on the thread
 // count.
@@ -19,6 +19,7 @@
 #include "tune/phase_clock.hpp"
 #include "tune/phase_progress.hpp"
 #include "tune/runner.hpp"
+#include "tune/size_runs.hpp"
 #include "tune/waves.hpp"
 #include "tune/work_division.hpp"
 
@@ -65,13 +66,6 @@ void reject_refused(CollectiveTune& ct, std::size_t coll, const Runner& runner, 
   ct.candidates.accepted = std::move(kept);
 }
 
-void raise_floors(Floors& floors, const TuneResult& r, const Runner& runner, std::size_t s) {
-  for (std::size_t c = 0; c < r.collectives.size(); ++c)
-    for (std::size_t i = 0; i < floors.previous[c].size(); ++i)
-      if (const Sample* smp = runner.sample({c, static_cast<int>(i), s}); smp && smp->time)
-        floors.previous[c][i] = *smp->time;
-}
-
 // Everything after the candidates are known; `clock` started when the tune began.
 TuneResult run_tune(const topo::Topology& topo, const TuneOptions& options, const sim::SimParams& params,
                     const DeployTarget& target, std::vector<CandidateSet> candidates, const BuildCounts& built,
@@ -100,25 +94,22 @@ TuneResult run_tune(const topo::Topology& topo, const TuneOptions& options, cons
   if (options.prune) compute_model_floors(floors, runner, options, result, journal);
   clock.mark("floors");
   runner.begin_simulations();
-  for (std::size_t s = 0; s < options.sizes.size(); ++s) {
-    floors.s = s;
-    SizeWaves waves(result, floors, options, s);
-    PruneCounts pruned;
-    for (std::vector<Job> wave = waves.next(runner, pruned); !wave.empty(); wave = waves.next(runner, pruned)) {
-      runner.run(wave);
-      result.simulations += wave.size();
-    }
-    runner.skipped(pruned.above_best + pruned.below_nccl_gain);
-    result.pruned += pruned.above_best + pruned.below_nccl_gain;
-    result.pruned_above_best += pruned.above_best;
-    result.pruned_by_time_floor_only += pruned.by_time_floor_only;
-    raise_floors(floors, result, runner, s);
-  }
+  const SimulationCounts counts = run_sizes(result, floors, options, runner);
+  result.simulations = counts.simulations;
+  result.pruned = counts.pruned.above_best + counts.pruned.below_nccl_gain;
+  result.pruned_above_best = counts.pruned.above_best;
+  result.pruned_by_time_floor_only = counts.pruned.by_time_floor_only;
   for (std::size_t c = 0; c < result.collectives.size(); ++c) {
     reject_refused(result.collectives[c], c, runner, options.sizes);
     assemble(topo, result.collectives[c], c, runner, options);
   }
   clock.mark("simulations");
+  for (const auto& [wall_s, job] : runner.slowest(kSlowestSimulationsReported)) {
+    const auto i = static_cast<std::size_t>(job.candidate);
+    const bool floored = job.candidate >= 0 && !floors.model[job.coll][i].empty();
+    result.slowest.push_back({runner.key(job), wall_s, floored ? floors.model[job.coll][i][job.size] : SimTime{0},
+                              runner.sample(job)->time.value_or(SimTime{0})});
+  }
   const WorkDivision division(options.share);
   join_process_usage(division, runner.simulated(), result);
   if (!division.lead()) return result;  // the other processes write nothing but their checkpoints

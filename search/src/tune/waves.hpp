@@ -15,14 +15,14 @@
 
 namespace ccforge::search {
 
-// Per collective and candidate, times its simulation at the current size `s` cannot undercut: its own
-// simulated time at the last smaller size (a larger call never runs faster; 0 when none), and
-// sim::time_floors at this size (the sim's own capacity and latency bound; empty without pruning).
+// Per collective and candidate, times its simulation at size `s` cannot undercut: its own simulated
+// time at the last smaller size (a larger call never runs faster; 0 when none; each collective raises
+// its own as it finishes a size), and sim::time_floors at `s` (the sim's own capacity and latency
+// bound; empty without pruning).
 struct Floors {
   std::vector<std::vector<SimTime>> previous;
   std::vector<std::vector<std::vector<SimTime>>> model;  // per collective, candidate, size
-  std::size_t s = 0;
-  SimTime at(std::size_t c, std::size_t i) const {
+  SimTime at(std::size_t c, std::size_t i, std::size_t s) const {
     return model[c][i].empty() ? previous[c][i] : std::max(previous[c][i], model[c][i][s]);
   }
 };
@@ -42,20 +42,23 @@ struct PruneCounts {
   std::size_t above_best = 0, below_nccl_gain = 0, by_time_floor_only = 0;
 };
 
-// One size's simulations in waves: NCCL for every collective first, then per collective the next
-// candidates in floor order that can still win (floor not above the best finished time, and able to
-// beat NCCL by min_gain), each wave twice as many as the last. Floors ascend along the order, so the
-// first candidate that cannot win ends its collective's list. Decisions read only finished results.
+// One size's simulations of `colls` in waves: NCCL for every collective first, then per collective the
+// next candidates in floor order that can still win (floor not above the best finished time, and able
+// to beat NCCL by min_gain), each wave twice as many as the last. Floors ascend along the order, so the
+// first candidate that cannot win ends its collective's list. Decisions read only finished results of
+// the collective's own jobs, so a collective's waves are the same whether others run beside it or not.
 class SizeWaves {
  public:
-  SizeWaves(const TuneResult& r, const Floors& floors, const TuneOptions& options, std::size_t s)
-      : floors_(floors), options_(options), s_(s), per_coll_(r.collectives.size()) {
-    for (std::size_t c = 0; c < per_coll_.size(); ++c) {
-      std::vector<int>& order = per_coll_[c].order;
-      order.resize(r.collectives[c].candidates.accepted.size());
-      std::iota(order.begin(), order.end(), 0);
-      std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
-        return floors.at(c, static_cast<std::size_t>(a)) < floors.at(c, static_cast<std::size_t>(b));
+  SizeWaves(const TuneResult& r, const Floors& floors, const TuneOptions& options, std::size_t s,
+            const std::vector<std::size_t>& colls)
+      : floors_(floors), options_(options), s_(s) {
+    for (std::size_t c : colls) {
+      Coll& pc = per_coll_.emplace_back();
+      pc.c = c;
+      pc.order.resize(r.collectives[c].candidates.accepted.size());
+      std::iota(pc.order.begin(), pc.order.end(), 0);
+      std::stable_sort(pc.order.begin(), pc.order.end(), [&](int a, int b) {
+        return floors.at(c, static_cast<std::size_t>(a), s) < floors.at(c, static_cast<std::size_t>(b), s);
       });
       last_.push_back({c, -1, s});
     }
@@ -69,13 +72,13 @@ class SizeWaves {
     }
     learn(runner);
     std::vector<Job> jobs;
-    for (std::size_t c = 0; c < per_coll_.size(); ++c) {
-      Coll& pc = per_coll_[c];
+    for (Coll& pc : per_coll_) {
+      const std::size_t c = pc.c;
       const std::size_t take = options_.prune ? batch_ : pc.order.size();
       for (std::size_t n = 0; n < take && pc.next < pc.order.size(); ++pc.next) {
         const auto i = static_cast<std::size_t>(pc.order[pc.next]);
-        if (options_.prune && cannot_win(pc, floors_.at(c, i))) {
-          for (; pc.next < pc.order.size(); ++pc.next) count_pruned(c, static_cast<std::size_t>(pc.order[pc.next]), pruned);
+        if (options_.prune && cannot_win(pc, floors_.at(c, i, s_))) {
+          for (; pc.next < pc.order.size(); ++pc.next) count_pruned(pc, static_cast<std::size_t>(pc.order[pc.next]), pruned);
           break;
         }
         jobs.push_back({c, static_cast<int>(i), s_});
@@ -89,6 +92,7 @@ class SizeWaves {
 
  private:
   struct Coll {
+    std::size_t c;  // the collective
     std::vector<int> order;  // candidates by ascending floor
     std::size_t next = 0;
     std::optional<SimTime> best;
@@ -97,7 +101,7 @@ class SizeWaves {
 
   void learn(const Runner& runner) {
     for (const Job& j : last_) {
-      Coll& pc = per_coll_[j.coll];
+      Coll& pc = *std::find_if(per_coll_.begin(), per_coll_.end(), [&](const Coll& x) { return x.c == j.coll; });
       const Sample* smp = runner.sample(j);
       if (j.candidate < 0) pc.nccl = *smp->time;
       else if (smp->time && (!pc.best || *smp->time < *pc.best)) pc.best = smp->time;
@@ -109,10 +113,9 @@ class SizeWaves {
   bool below_gain(const Coll& pc, SimTime floor) const { return !beats_nccl(floor, pc.nccl, options_.min_gain); }
   bool cannot_win(const Coll& pc, SimTime floor) const { return above_best(pc, floor) || below_gain(pc, floor); }
 
-  void count_pruned(std::size_t c, std::size_t i, PruneCounts& pruned) const {
-    const Coll& pc = per_coll_[c];
-    ++(above_best(pc, floors_.at(c, i)) ? pruned.above_best : pruned.below_nccl_gain);
-    if (!cannot_win(pc, floors_.previous[c][i])) ++pruned.by_time_floor_only;
+  void count_pruned(const Coll& pc, std::size_t i, PruneCounts& pruned) const {
+    ++(above_best(pc, floors_.at(pc.c, i, s_)) ? pruned.above_best : pruned.below_nccl_gain);
+    if (!cannot_win(pc, floors_.previous[pc.c][i])) ++pruned.by_time_floor_only;
   }
 
   const Floors& floors_;

@@ -301,6 +301,14 @@ struct ProcessUsage {
   std::size_t points_proven = 0;  // candidate grid points built and proven by this process
 };
 
+// One of a tune's longest simulations (this process's), for report.json: where the time went.
+struct SlowSimulation {
+  std::string task;  // collective/candidate/bytes, as the checkpoint names it
+  double wall_s = 0.0;
+  SimTime floor, time;  // the candidate's model floor (0 for NCCL or without pruning) and simulated time
+};
+inline constexpr std::size_t kSlowestSimulationsReported = 12;
+
 struct TuneResult {
   std::string topology;
   bool nccl_space_searched = false;  // nccl-tuner.conf written (TuneOptions::nccl_space)
@@ -325,6 +333,7 @@ struct TuneResult {
   double exports_s = 0.0;     // of elapsed_s: building, proving and simulating out-of-place variants
   std::vector<PhaseTime> phases;  // in order: candidates, floors, simulations, nccl_space, exports
   std::vector<ProcessUsage> processes;  // per process of the job (TuneOptions::share), rank order; one alone
+  std::vector<SlowSimulation> slowest;  // this process's longest simulations, longest first
 };
 
 // Runs the whole tune and writes every output under options.out_dir (atomically), checkpointing
