@@ -38,8 +38,22 @@ class RouteCache {
   static constexpr int kAsksBeforeTree = 4;
   static constexpr std::size_t kRecentMisses = 256;
 
+  // tbb::concurrent_unordered_map picks a bucket from the hash's low bits, which std::hash<uint64_t>
+  // (the identity) leaves as the destination alone: every source's route to one GPU shared a bucket and
+  // a lookup walked them all. MurmurHash3's 64-bit finalizer (fmix64) spreads every key bit over all.
+  struct PairHash {
+    std::size_t operator()(std::uint64_t key) const {
+      key ^= key >> 33;
+      key *= 0xff51afd7ed558ccdULL;
+      key ^= key >> 33;
+      key *= 0xc4ceb9fe1a85ec53ULL;
+      key ^= key >> 33;
+      return static_cast<std::size_t>(key);
+    }
+  };
+
   const RouteFinder& finder_;
-  mutable tbb::concurrent_unordered_map<std::uint64_t, Route> routes_;  // key: src << 32 | dst; nodes never move
+  mutable tbb::concurrent_unordered_map<std::uint64_t, Route, PairHash> routes_;  // key: src << 32 | dst; nodes never move
   mutable std::mutex trees_mutex_;
   mutable std::list<std::shared_ptr<const RouteTree>> recent_trees_;  // most recently used first
   mutable std::deque<int> recent_misses_;                              // sources of the last misses without a tree
