@@ -7,8 +7,9 @@ namespace ccforge::topo {
 const Route& RouteCache::get(int src_rank, int dst_rank) const {
   const std::uint64_t key = static_cast<std::uint64_t>(src_rank) << 32 | static_cast<std::uint32_t>(dst_rank);
   if (const auto it = routes_.find(key); it != routes_.end()) return it->second;
-  const std::shared_ptr<const RouteTree> tree = tree_for(src_rank);
-  Route route = tree ? finder_.route(*tree, dst_rank) : finder_.route_to(src_rank, dst_rank);
+  std::optional<Route> pxn = finder_.pxn_route(src_rank, dst_rank);
+  const std::shared_ptr<const RouteTree> tree = pxn ? nullptr : tree_for(src_rank);
+  Route route = pxn ? std::move(*pxn) : tree ? finder_.route(*tree, dst_rank) : finder_.route_to(src_rank, dst_rank);
   // Two threads may compute the same route at once; both results are equal and the first stored wins.
   return routes_.emplace(key, std::move(route)).first->second;
 }

@@ -33,7 +33,8 @@ class RouteCache {
   // tree costs milliseconds (about 40 at 16,384 GPUs). Walks of one source's many destinations (a row,
   // the loader's reachability check, `topo show`) get the tree after kAsksBeforeTree recent misses from it,
   // one walk per thread: the kRecentTrees most recent trees are kept, each 8 bytes per routing vertex
-  // (about 1.2 MB at 16,384 GPUs).
+  // (about 1.2 MB at 16,384 GPUs). Routes across nodes that RouteFinder::pxn_route puts together need
+  // neither and are not counted.
   static constexpr std::size_t kRecentTrees = 16;
   static constexpr int kAsksBeforeTree = 4;
   static constexpr std::size_t kRecentMisses = 256;

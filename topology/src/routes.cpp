@@ -87,7 +87,22 @@ std::vector<LinkId> host_path(const GraphData& g, const std::vector<std::vector<
 // Routing graph: the topology's vertices, plus one "arrival" vertex per GPU. PCIe links into a GPU end
 // at its arrival vertex, which has no way out, so routes never relay through a GPU's PCIe port; NVLink
 // relays (NCCL's NVB and PXN paths) enter the GPU vertex itself.
-RouteFinder::RouteFinder(const GraphData& graph) : data_(graph), builder_(std::make_unique<Builder>(graph.vertices.size() + graph.gpus.size())) {
+RouteFinder::RouteFinder(const GraphData& graph)
+    : data_(graph), builder_(std::make_unique<Builder>(graph.vertices.size() + graph.gpus.size())), fabric_(graph) {
+  for (const GpuInfo& gpu : graph.gpus) {
+    const auto node = static_cast<std::size_t>(gpu.node), local = static_cast<std::size_t>(gpu.local_index);
+    if (rank_at_.size() <= node) rank_at_.resize(node + 1);
+    if (rank_at_[node].size() <= local) rank_at_[node].resize(local + 1, -1);
+    rank_at_[node][local] = gpu.rank;
+  }
+  fastest_nic_port_.assign(rank_at_.size(), 0.0);
+  for (const Link& l : graph.links) {
+    const Vertex& from = graph.vertices[l.src.v];
+    if (l.kind != LinkKind::Nic || from.kind != VertexKind::Nic || from.node < 0) continue;
+    if (static_cast<std::size_t>(from.node) >= fastest_nic_port_.size()) continue;  // a node without GPUs
+    auto& fastest = fastest_nic_port_[static_cast<std::size_t>(from.node)];
+    fastest = std::max(fastest, l.bandwidth.bytes_per_s);
+  }
   std::vector<std::size_t> arrival(graph.vertices.size(), std::numeric_limits<std::size_t>::max());
   for (std::size_t r = 0; r < graph.gpus.size(); ++r) arrival[graph.gpus[r].vertex.v] = graph.vertices.size() + r;
   double widest = 1.0;
@@ -234,7 +249,8 @@ Route RouteFinder::route(const RouteTree& tree, int dst_rank) const {
   if (dst_rank == tree.src_rank) return local_route();
   const std::uint32_t end = tree.end[static_cast<std::size_t>(dst_rank)];
   if (end == RouteTree::kNone) return Route{};  // DIS with no links
-  return trace(tree.src_rank, end, [&](std::uint32_t v) { return std::pair{tree.pred_vertex[v], tree.pred_link[v]}; });
+  const std::uint32_t src = data_.gpus[static_cast<std::size_t>(tree.src_rank)].vertex.v;
+  return route_over(trace(src, end, [&](std::uint32_t v) { return std::pair{tree.pred_vertex[v], tree.pred_link[v]}; }));
 }
 
 // Records each vertex the search reaches (the source and every vertex first relaxed), so that only
@@ -250,21 +266,32 @@ struct RecordReached {
 
 Route RouteFinder::route_to(int src_rank, int dst_rank) const {
   if (dst_rank == src_rank) return local_route();
-  // The search boost::dijkstra_shortest_paths runs (it initializes every vertex, then calls the _no_init
-  // form with the same heap, compare and combine), on buffers kept per thread: a route inside a node or
-  // under one leaf reaches a few thousand vertices, and writing all ~400,000 of a 16,384-GPU cluster's
-  // distances, predecessors and colours per route cost more than that search. Distances and colours are
-  // left infinite and white again for the next route; predecessors are read only along the route, which
-  // this search wrote.
+  std::optional<std::vector<LinkId>> links =
+      shortest_links(data_.gpus[static_cast<std::size_t>(src_rank)].vertex.v, data_.gpus[static_cast<std::size_t>(dst_rank)].vertex.v,
+                     data_.vertices.size() + static_cast<std::size_t>(dst_rank));
+  return links ? route_over(std::move(*links)) : Route{};  // DIS with no links
+}
+
+std::optional<std::vector<LinkId>> RouteFinder::shortest_links(std::size_t from, std::size_t direct, std::size_t arrival) const {
+  // The search boost::dijkstra_shortest_paths runs (it initializes every vertex, then runs
+  // dijkstra_shortest_paths_no_init's body: the same 4-ary heap, compare and combine, so the same ties),
+  // on buffers kept per thread: a route inside a node or under one leaf reaches a few thousand vertices,
+  // and writing all ~400,000 of a 16,384-GPU cluster's distances, predecessors, colours and heap positions
+  // per route cost more than that search (the heap positions alone, which the _no_init form allocates and
+  // zeroes per call, were 65 % of a route's time). Distances and colours are left infinite and white again
+  // for the next route; predecessors are read only along the route, and heap positions only of vertices
+  // in the heap, both written by this search.
   const std::size_t n = boost::num_vertices(graph_);
   constexpr double kInf = std::numeric_limits<double>::infinity();
   thread_local std::vector<double> dist;
   thread_local std::vector<Graph::edge_descriptor> pred;
   thread_local std::vector<boost::default_color_type> color;
+  thread_local std::vector<std::size_t> heap_position;
   thread_local std::vector<std::size_t> reached;
   if (dist.size() < n) dist.resize(n, kInf);
   if (pred.size() < n) pred.resize(n);
   if (color.size() < n) color.resize(n, boost::white_color);
+  if (heap_position.size() < n) heap_position.resize(n);
   reached.clear();
   struct Reset {  // also when the search throws (out of memory), so the next one starts clean
     ~Reset() {
@@ -274,43 +301,107 @@ Route RouteFinder::route_to(int src_rank, int dst_rank) const {
   const auto index = boost::get(boost::vertex_index, graph_);
   constexpr std::size_t kUndecided = std::numeric_limits<std::size_t>::max();
   std::size_t end = kUndecided;
-  const StopAtEnd stop{data_.gpus[static_cast<std::size_t>(dst_rank)].vertex.v,
-                       data_.vertices.size() + static_cast<std::size_t>(dst_rank), &dist, &end};
-  const std::size_t src = data_.gpus[static_cast<std::size_t>(src_rank)].vertex.v;
-  dist[src] = 0.0;
+  const StopAtEnd stop{direct, arrival, &dist, &end};
+  dist[from] = 0.0;
+  const auto distance = boost::make_iterator_property_map(dist.begin(), index);
+  using Queue = boost::d_ary_heap_indirect<std::size_t, 4, decltype(boost::make_iterator_property_map(heap_position.begin(), index)),
+                                           decltype(distance), std::less<double>>;
+  Queue queue(distance, boost::make_iterator_property_map(heap_position.begin(), index), std::less<double>());
+  auto visitor = boost::make_dijkstra_visitor(std::make_pair(
+      boost::record_edge_predecessors(boost::make_iterator_property_map(pred.begin(), index), boost::on_edge_relaxed()),
+      std::make_pair(RecordReached{&reached}, stop)));
+  boost::detail::dijkstra_bfs_visitor<decltype(visitor), Queue, decltype(boost::get(&EdgeProps::weight, graph_)),
+                                      boost::dummy_property_map, decltype(distance), std::plus<double>, std::less<double>>
+      bfs_visitor(visitor, queue, boost::get(&EdgeProps::weight, graph_), boost::dummy_property_map(), distance,
+                  std::plus<double>(), std::less<double>(), 0.0);
   try {
-    boost::dijkstra_shortest_paths_no_init(
-        graph_, src, boost::dummy_property_map(), boost::make_iterator_property_map(dist.begin(), index),
-        boost::get(&EdgeProps::weight, graph_), index, std::less<double>(), std::plus<double>(), 0.0,
-        boost::make_dijkstra_visitor(std::make_pair(
-            boost::record_edge_predecessors(boost::make_iterator_property_map(pred.begin(), index), boost::on_edge_relaxed()),
-            std::make_pair(RecordReached{&reached}, stop))),
-        boost::make_iterator_property_map(color.begin(), index));
+    boost::breadth_first_visit(graph_, &from, &from + 1, queue, bfs_visitor, boost::make_iterator_property_map(color.begin(), index));
   } catch (const SearchDone&) {
     // decided before the whole graph was searched
   }
-  if (end == kUndecided) return Route{};  // DIS with no links
-  return trace(src_rank, static_cast<std::uint32_t>(end), [&](std::uint32_t v) {
+  if (end == kUndecided) return std::nullopt;
+  return trace(static_cast<std::uint32_t>(from), static_cast<std::uint32_t>(end), [&](std::uint32_t v) {
     return std::pair{static_cast<std::uint32_t>(boost::source(pred[v], graph_)), graph_[pred[v]].link};
   });
 }
 
+namespace {
+
+bool crosses_network(const GraphData& g, const std::vector<LinkId>& links) {
+  return std::any_of(links.begin(), links.end(), [&](LinkId l) {
+    return g.links[l.v].kind == LinkKind::Nic || g.links[l.v].kind == LinkKind::Network;
+  });
+}
+
+}  // namespace
+
+// Across nodes, the route NCCL's point-to-point transport takes (NCCL v2.26.2-1 src/graph/search.cc
+// ncclTopoGetNetDev with no graph, NCCL_P2P_PXN_LEVEL=2 by default): the sender uses the NIC of its own
+// node's GPU with the receiver's local index (PXN: over NVLink to that GPU, which owns the NIC), so traffic
+// stays on the receiver's rail, also between leaves and pods; the receiver takes it in through its own
+// NIC. Between the two NICs, FabricPaths' leaf-spine path. Nothing where a piece is missing (same node, no
+// NIC, no NVLink to the relay, a fabric that is not leaf-spine): then Dijkstra decides, as inside a node.
+// On one leaf this is the path Dijkstra finds (the rail's NIC is the only one two hops from the
+// receiver's); between leaves Dijkstra found every NIC four hops away and kept the sender's own, crossing
+// rails at the spine, through the one spine it met last. A route narrower than the NIC ports is left to
+// the search too (see the end).
+std::optional<Route> RouteFinder::pxn_route(int src_rank, int dst_rank) const {
+  const GpuInfo& src = data_.gpus[static_cast<std::size_t>(src_rank)];
+  const GpuInfo& dst = data_.gpus[static_cast<std::size_t>(dst_rank)];
+  if (src.node == dst.node || !dst.nearest_nic) return std::nullopt;
+  const auto& node_ranks = rank_at_[static_cast<std::size_t>(src.node)];
+  const auto local = static_cast<std::size_t>(dst.local_index);
+  if (local >= node_ranks.size() || node_ranks[local] < 0) return std::nullopt;
+  const GpuInfo& relay = data_.gpus[static_cast<std::size_t>(node_ranks[local])];
+  if (!relay.nearest_nic) return std::nullopt;
+  const std::optional<std::vector<LinkId>> across = fabric_.between(*relay.nearest_nic, *dst.nearest_nic);
+  if (!across) return std::nullopt;
+
+  std::vector<LinkId> links;
+  if (relay.rank != src_rank) {
+    std::optional<std::vector<LinkId>> to_relay = shortest_links(src.vertex.v, relay.vertex.v, data_.vertices.size() + static_cast<std::size_t>(relay.rank));
+    if (!to_relay || crosses_network(data_, *to_relay)) return std::nullopt;
+    const PathClass relay_class = classify(*to_relay);
+    if (relay_class != PathClass::Nvl && relay_class != PathClass::Nvb) return std::nullopt;  // PXN needs NVLink
+    links = std::move(*to_relay);
+  }
+  const std::optional<std::vector<LinkId>> out = shortest_links(relay.vertex.v, relay.nearest_nic->v, relay.nearest_nic->v);
+  const std::optional<std::vector<LinkId>> in =
+      shortest_links(dst.nearest_nic->v, dst.vertex.v, data_.vertices.size() + static_cast<std::size_t>(dst_rank));
+  if (!out || !in || crosses_network(data_, *out) || crosses_network(data_, *in)) return std::nullopt;
+  links.insert(links.end(), out->begin(), out->end());
+  links.insert(links.end(), across->begin(), across->end());
+  links.insert(links.end(), in->begin(), in->end());
+  Route route = route_over(std::move(links));
+  // Narrower than both nodes' NIC ports: a degraded cable is on it, and of paths of one class ccforge
+  // takes the wider (the what-if rule), which only the search sees.
+  const double ports = std::min(fastest_nic_port_[static_cast<std::size_t>(src.node)], fastest_nic_port_[static_cast<std::size_t>(dst.node)]);
+  if (route.bottleneck.bytes_per_s < ports) return std::nullopt;
+  return route;
+}
+
 template <class PredOf>
-Route RouteFinder::trace(int src_rank, std::uint32_t end, PredOf pred_of) const {
+std::vector<LinkId> RouteFinder::trace(std::uint32_t from, std::uint32_t end, PredOf pred_of) const {
+  std::vector<LinkId> links;
+  for (std::uint32_t v = end; v != from;) {
+    const auto [prev, link] = pred_of(v);
+    links.push_back(LinkId{link});
+    v = prev;
+  }
+  std::reverse(links.begin(), links.end());
+  return links;
+}
+
+Route RouteFinder::route_over(std::vector<LinkId> links) const {
   Route route;
   route.bottleneck = Bandwidth{std::numeric_limits<double>::infinity()};
-  const std::uint32_t src_vertex = data_.gpus[static_cast<std::size_t>(src_rank)].vertex.v;
-  for (std::uint32_t v = end; v != src_vertex;) {
-    const auto [from, link] = pred_of(v);
-    const LinkId id{link};
-    route.links.push_back(id);
+  for (LinkId id : links) {
     const Link& l = data_.links[id.v];
     route.latency += l.latency;
     route.bottleneck = std::min(route.bottleneck, l.bandwidth);
-    v = from;
   }
-  std::reverse(route.links.begin(), route.links.end());
-  route.path_class = classify(route.links);
+  route.path_class = classify(links);
+  route.links = std::move(links);
   return route;
 }
 

@@ -1,6 +1,7 @@
 // Pass 4: GPU-to-GPU routes with Boost.Graph's Dijkstra, one source's shortest-path tree at a time.
 #pragma once
 
+#include "fabric_paths.hpp"
 #include "graph_data.hpp"
 
 #include <boost/graph/adjacency_list.hpp>
@@ -8,6 +9,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <vector>
 
 namespace ccforge::topo {
@@ -28,9 +30,13 @@ class RouteFinder {
   RouteTree tree(int src_rank) const;
   // Route from the tree's source to GPU `dst_rank`. Unreachable: class DIS, no links.
   Route route(const RouteTree& tree, int dst_rank) const;
-  // The same route without a whole tree: Dijkstra stops once the route is decided (much cheaper for a
-  // route inside a node, about a tree's cost for one across the network).
+  // The same route without a whole tree: Dijkstra stops once the route is decided (microseconds inside a
+  // node, about a tree's cost for one across the network).
   Route route_to(int src_rank, int dst_rank) const;
+  // Across nodes, NCCL's point-to-point route (PXN) put together from its pieces without a search over the
+  // network; nothing where the topology has no such route (same node, no NIC, no NVLink relay, no
+  // leaf-spine fabric, a degraded cable on it): then route_to or a tree decides.
+  std::optional<Route> pxn_route(int src_rank, int dst_rank) const;
 
  private:
   // Built as an adjacency list, searched as a compressed sparse row graph with the same vertex numbers
@@ -50,14 +56,21 @@ class RouteFinder {
   void freeze();
   template <class Visitor>
   void search(std::size_t src, std::vector<double>& dist, std::vector<Graph::edge_descriptor>& pred, Visitor also) const;
+  // Links of the shortest path from `from` to `direct` or `arrival` (whichever Dijkstra decides first), by a
+  // search that stops there; nothing when neither is reachable.
+  std::optional<std::vector<LinkId>> shortest_links(std::size_t from, std::size_t direct, std::size_t arrival) const;
   template <class PredOf>
-  Route trace(int src_rank, std::uint32_t end, PredOf pred_of) const;
+  std::vector<LinkId> trace(std::uint32_t from, std::uint32_t end, PredOf pred_of) const;
+  Route route_over(std::vector<LinkId> links) const;
   PathClass classify(const std::vector<LinkId>& links) const;
 
   const GraphData& data_;
   // Until the constructor ends; held by pointer so that freeing it is not an adjacency_list copy.
   std::unique_ptr<Builder> builder_;
   Graph graph_;
+  FabricPaths fabric_;
+  std::vector<std::vector<int>> rank_at_;  // [node][local index] -> rank; -1 where a node has fewer GPUs
+  std::vector<double> fastest_nic_port_;   // per node: its widest NIC-to-switch cable, bytes/s
 };
 
 }  // namespace ccforge::topo

@@ -1,0 +1,94 @@
+// Routes across a leaf-spine fabric: ndv5-x128 has 4 leaves per rail (32 nodes each) and 32 spines.
+#include "ccforge/topology/topology.hpp"
+#include "test_paths.hpp"
+
+#include <gtest/gtest.h>
+
+#include <set>
+#include <string>
+#include <vector>
+
+namespace ccforge::topo {
+namespace {
+
+using testing::bundled;
+
+constexpr int kNodesPerLeaf = 32;
+
+std::vector<std::string> switches_on(const Topology& t, const Route& r, const std::string& prefix) {
+  std::vector<std::string> names;
+  for (LinkId id : r.links) {
+    const std::string& name = t.vertex(t.link(id).dst).name;
+    if (name.starts_with(prefix)) names.push_back(name);
+  }
+  return names;
+}
+
+VertexId nic_leaving(const Topology& t, const Route& r) {
+  for (LinkId id : r.links) {
+    if (t.link(id).kind == LinkKind::Nic && t.vertex(t.link(id).src).kind == VertexKind::Nic) return t.link(id).src;
+  }
+  ADD_FAILURE() << "route leaves through no NIC";
+  return VertexId{};
+}
+
+const Topology& x128() {
+  static const Topology t = load_topology(bundled("ndv5-x128.xml"));
+  return t;
+}
+
+// NCCL's point-to-point transport sends from the NIC of the sender's node's GPU with the receiver's local
+// index (PXN), so the data stays on the receiver's rail between leaves too and enters through its own NIC.
+TEST(FabricRoutes, CrossLeafRoutesStayOnTheReceiversRail) {
+  const Topology& t = x128();
+  const int g = t.gpus_per_node();
+  const int far_node = kNodesPerLeaf + 8;  // under the next leaf of every rail
+  for (int a = 0; a < g; ++a) {
+    for (int j = 0; j < g; ++j) {
+      const int b = far_node * g + j;
+      const Route& r = t.route(a, b);
+      EXPECT_EQ(r.path_class, PathClass::Net);
+      EXPECT_EQ(nic_leaving(t, r).v, t.gpu(j).nearest_nic->v) << a << "->" << b;
+      EXPECT_EQ(switches_on(t, r, "spine").size(), 1u) << a << "->" << b;
+      EXPECT_EQ(switches_on(t, r, "leaf").size(), 2u) << a << "->" << b;
+      EXPECT_EQ(r.bottleneck, t.gpu(b).nic_bandwidth);
+    }
+  }
+}
+
+// The spine is the destination's (InfiniBand ftree / D-Mod-K): one per NIC port of the leaf, the same from
+// every sender, so the 32 NICs under one leaf are reached over 32 different spine links.
+TEST(FabricRoutes, SpineFollowsTheDestinationAndSpreadsALeafsNics) {
+  const Topology& t = x128();
+  const int g = t.gpus_per_node();
+  const std::vector<int> senders{0, 5 * g + 3, 100 * g};  // leaf 0 (two nodes) and leaf 3 of rail 0
+  std::set<std::string> spines;
+  for (int node = kNodesPerLeaf; node < 2 * kNodesPerLeaf; ++node) {
+    const int d = node * g;
+    const std::vector<std::string> first = switches_on(t, t.route(senders[0], d), "spine");
+    ASSERT_EQ(first.size(), 1u);
+    for (int s : senders) EXPECT_EQ(switches_on(t, t.route(s, d), "spine"), first) << s << "->" << d;
+    spines.insert(first.front());
+  }
+  EXPECT_EQ(spines.size(), static_cast<std::size_t>(kNodesPerLeaf));
+}
+
+// A degraded leaf uplink is passed over while wider spines join the two leaves; a failed one is gone.
+TEST(FabricRoutes, DegradedAndFailedUplinksArePassedOver) {
+  const Topology degraded = x128().with_changes({parse_degradation("link:leaf0-spine0=0.5")});
+  const Topology failed = x128().with_changes({parse_failure("link:leaf0-spine1")});
+  const int g = degraded.gpus_per_node();
+  std::set<std::string> spines;
+  for (int node = kNodesPerLeaf; node < 2 * kNodesPerLeaf; ++node) {
+    const Route& r = degraded.route(0, node * g);
+    EXPECT_EQ(r.bottleneck, degraded.gpu(0).nic_bandwidth);
+    for (const std::string& spine : switches_on(degraded, r, "spine")) spines.insert(spine);
+    EXPECT_EQ(switches_on(failed, failed.route(0, node * g), "spine").size(), 1u);
+    EXPECT_NE(switches_on(failed, failed.route(0, node * g), "spine").front(), "spine1");
+  }
+  EXPECT_FALSE(spines.count("spine0"));
+  EXPECT_EQ(spines.size(), static_cast<std::size_t>(kNodesPerLeaf - 1));
+}
+
+}  // namespace
+}  // namespace ccforge::topo
