@@ -37,7 +37,7 @@ class TuneProgressLog {
   bool stop_ = false;
   std::string phase_;
   std::size_t done_ = 0, total_ = 0;
-  Clock::time_point phase_start_ = start_, last_line_ = start_;
+  Clock::time_point phase_start_ = start_, last_line_ = start_, last_piece_ = start_;
   std::thread heartbeat_;
 };
 
