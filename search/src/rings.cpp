@@ -3,7 +3,7 @@
 // boundary, ring j entering every node at the j-th GPU with a NIC in service and leaving it from the GPU
 // before, so that its crossings travel on that GPU's rail and rings share NICs only when there are more
 // rings than NICs, as NCCL's inter-node rings do (sim/node_rings.hpp, also behind the simulated NCCL
-// baseline). On direct-connect graphs (DGX-1 hybrid cube-mesh, MI300X xGMI) the rings are sim's
+// baseline); on mesh nodes each ring crosses the node along its own searched cycle. On direct-connect graphs (DGX-1 hybrid cube-mesh, MI300X xGMI) the rings are sim's
 // link-disjoint packing (sim/mesh_rings.hpp, the one ring packer, also behind the simulated NCCL
 // baseline), taken in ascending order so that fewer channels use the same first rings whatever order
 // its search found them in.
@@ -20,9 +20,10 @@ std::vector<std::vector<int>> find_rings(const topo::Topology& topo, int count) 
   if (topo.num_nodes() > 1) {
     // One ring per rail in service: more would put two rings on one NIC (callers reuse rings cyclically).
     const std::vector<int> entries = sim::rail_entries(topo);
+    const std::vector<std::vector<int>> node_cycles = sim::node_mesh_rings(topo);
     std::vector<std::vector<int>> rings;
-    for (int j = 0; j < std::min(count, static_cast<int>(entries.size())); ++j)
-      rings.push_back(sim::multi_node_ring(topo, entries, j));
+    for (int j = 0; j < std::min(count, sim::multi_node_ring_count(entries, node_cycles)); ++j)
+      rings.push_back(sim::multi_node_ring(topo, entries, node_cycles, j));
     return rings;
   }
   const CapacityMatrix cap = direct_link_capacity(topo);

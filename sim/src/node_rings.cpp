@@ -55,14 +55,27 @@ std::vector<int> rail_entries(const topo::Topology& topo) {
   return entries;
 }
 
-std::vector<int> multi_node_ring(const topo::Topology& topo, const std::vector<int>& entries, int channel) {
+std::vector<int> multi_node_ring(const topo::Topology& topo, const std::vector<int>& entries,
+                                 const std::vector<std::vector<int>>& node_cycles, int channel) {
   const int g = topo.gpus_per_node();
   const int e = entries[static_cast<std::size_t>(channel) % entries.size()];
+  std::vector<int> order(static_cast<std::size_t>(g));
+  if (node_cycles.empty()) {
+    for (int a = 0; a < g; ++a) order[static_cast<std::size_t>(a)] = (e + a) % g;
+  } else {
+    const std::vector<int>& cycle = node_cycles[static_cast<std::size_t>(channel) % node_cycles.size()];
+    const auto start = std::find(cycle.begin(), cycle.end(), e) - cycle.begin();
+    for (int a = 0; a < g; ++a) order[static_cast<std::size_t>(a)] = cycle[static_cast<std::size_t>((start + a) % g)];
+  }
   std::vector<int> ring;
   ring.reserve(static_cast<std::size_t>(topo.num_gpus()));
   for (int node = 0; node < topo.num_nodes(); ++node)
-    for (int a = 0; a < g; ++a) ring.push_back(node * g + (e + a) % g);
+    for (int local : order) ring.push_back(node * g + local);
   return ring;
+}
+
+int multi_node_ring_count(const std::vector<int>& entries, const std::vector<std::vector<int>>& node_cycles) {
+  return static_cast<int>(node_cycles.empty() ? entries.size() : node_cycles.size());
 }
 
 }  // namespace ccforge::sim

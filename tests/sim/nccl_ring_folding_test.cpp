@@ -109,7 +109,7 @@ TEST(NcclRingFolding, BlockIsALeafsNodesOnNdv5X128) {
   Lowering low(topo, params.table, nullptr);
   const std::vector<int> entries = rail_entries(topo);
   std::vector<std::vector<int>> rings;
-  for (int c = 0; c < static_cast<int>(entries.size()); ++c) rings.push_back(multi_node_ring(topo, entries, c));
+  for (int c = 0; c < static_cast<int>(entries.size()); ++c) rings.push_back(multi_node_ring(topo, entries, {}, c));
   const ProtocolCosts costs = protocol_costs(params.table, ir::Protocol::LL, topo.gpu(0).arch);
   const auto fold = nccl::fold_ring(low, costs, rings, true);
   ASSERT_TRUE(fold.has_value());

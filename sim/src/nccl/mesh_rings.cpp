@@ -72,9 +72,12 @@ struct MeshSearch {
 
 }  // namespace
 
-std::vector<std::vector<int>> mesh_rings(const topo::Topology& topo) {
-  const int p = topo.num_gpus();
-  if (topo.num_nodes() != 1 || p < 2 || topo.has_nvswitch()) return {};
+namespace {
+
+// The rings over GPUs 0 .. p-1 (one node: all of it; a cluster: node 0, whose ranks are its local
+// indices), on their direct links.
+std::vector<std::vector<int>> rings_over_first(const topo::Topology& topo, int p) {
+  if (p < 2 || topo.has_nvswitch()) return {};
   // Direct links: the best route between the pair is one link from GPU to GPU.
   std::vector<std::vector<double>> bandwidth(p, std::vector<double>(p, 0.0));
   double slowest = 0.0;
@@ -110,6 +113,18 @@ std::vector<std::vector<int>> mesh_rings(const topo::Topology& topo) {
   search.used[0] = 1;
   search.extend();
   return search.best;
+}
+
+}  // namespace
+
+std::vector<std::vector<int>> mesh_rings(const topo::Topology& topo) {
+  if (topo.num_nodes() != 1) return {};
+  return rings_over_first(topo, topo.num_gpus());
+}
+
+std::vector<std::vector<int>> node_mesh_rings(const topo::Topology& topo) {
+  if (topo.num_nodes() < 2) return {};
+  return rings_over_first(topo, topo.gpus_per_node());
 }
 
 }  // namespace ccforge::sim

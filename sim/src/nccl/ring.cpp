@@ -31,13 +31,14 @@ RingChunking ring_chunking(ir::Protocol proto) {
 }
 
 // Ring order of channel c: on a direct-link mesh the c-th of the searched rings (sim/mesh_rings.hpp);
-// across nodes entering each node at a GPU whose NIC is in service, a different one per channel
-// (sim/node_rings.hpp; `entries` its rail_entries), as NCCL's multi-ring search does. Inside one
-// switched node all channels share one ring.
+// across nodes entering each node at a GPU whose NIC is in service, a different one per channel, and on
+// mesh nodes crossing each node along a different searched cycle (sim/node_rings.hpp; `entries` its
+// rail_entries, `node_cycles` node_mesh_rings), as NCCL's multi-ring search does. Inside one switched
+// node all channels share one ring.
 std::vector<int> ring_order(const topo::Topology& topo, const std::vector<std::vector<int>>& mesh,
-                            const std::vector<int>& entries, int channel) {
+                            const std::vector<int>& entries, const std::vector<std::vector<int>>& node_cycles, int channel) {
   if (!mesh.empty()) return mesh[channel % mesh.size()];
-  if (topo.num_nodes() > 1) return multi_node_ring(topo, entries, channel);
+  if (topo.num_nodes() > 1) return multi_node_ring(topo, entries, node_cycles, channel);
   std::vector<int> order(static_cast<std::size_t>(topo.num_gpus()));
   for (int r = 0; r < topo.num_gpus(); ++r) order[static_cast<std::size_t>(r)] = r;
   return order;
@@ -204,12 +205,13 @@ void lower_ring(Lowering& low, const NcclCall& call, bool fold) {
   const ChunkLoop loop = ring_loop(call, low.topo().num_gpus());
   // Channels with the same ring are identical: simulate one, weighted by how many it stands for.
   const std::vector<int> entries = low.topo().num_nodes() > 1 ? rail_entries(low.topo()) : std::vector<int>{};
-  int distinct = low.topo().num_nodes() == 1 ? 1 : std::min(call.nchannels, static_cast<int>(entries.size()));
+  const std::vector<std::vector<int>> node_cycles = node_mesh_rings(low.topo());
+  int distinct = low.topo().num_nodes() == 1 ? 1 : std::min(call.nchannels, multi_node_ring_count(entries, node_cycles));
   if (!mesh.empty()) distinct = std::min(call.nchannels, static_cast<int>(mesh.size()));
   std::vector<std::vector<int>> orders;
   std::vector<double> weights;
   for (int c = 0; c < distinct; ++c) {
-    orders.push_back(ring_order(low.topo(), mesh, entries, c));
+    orders.push_back(ring_order(low.topo(), mesh, entries, node_cycles, c));
     double weight = 0;
     for (int k = c; k < call.nchannels; k += distinct) ++weight;
     weights.push_back(weight);

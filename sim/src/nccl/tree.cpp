@@ -4,6 +4,7 @@
 #include <map>
 #include <optional>
 
+#include "ccforge/sim/mesh_rings.hpp"
 #include "ccforge/sim/node_rings.hpp"
 #include "chunk_loop.hpp"
 #include "copy_folding.hpp"
@@ -138,11 +139,19 @@ class TreeChannel {
 
 // Tree `which` with rotation 0 standing for all ppn rotations, which are its images under rotating the
 // local GPUs and rails; nullopt unless that is exact (copy_folding.hpp).
+// Local order of the node chains of tree channel shape k: multi-node ring k's order inside a node.
+std::vector<int> chain_order(const topo::Topology& topo, const std::vector<int>& entries,
+                             const std::vector<std::vector<int>>& node_cycles, int k) {
+  std::vector<int> ring = multi_node_ring(topo, entries, node_cycles, k);
+  ring.resize(static_cast<std::size_t>(topo.gpus_per_node()));
+  return ring;
+}
+
 std::optional<FoldedSends> fold_rotations(Lowering& low, int which) {
   const topo::Topology& topo = low.topo();
   const int g = topo.gpus_per_node();
   auto rotate = [&](int rank, int by) { return rank / g * g + (rank % g + by) % g; };
-  const GpuTree tree = gpu_tree(topo, which, 0);
+  const GpuTree tree = gpu_tree(topo, which, chain_order(topo, {0}, {}, 0));
   std::vector<std::pair<int, int>> sends;
   for (int r = 0; r < topo.num_gpus(); ++r) {
     if (tree.parent[r] >= 0) sends.emplace_back(r, tree.parent[r]);
@@ -178,13 +187,15 @@ void lower_tree(Lowering& low, const NcclCall& call, bool fold) {
   const topo::Topology& topo = low.topo();
   // NCCL tree chunk: one protocol step (calcBytePerStep, ir::step_bytes).
   const ChunkLoop loop = chunk_loop(call.bytes / call.nchannels, static_cast<double>(ir::step_bytes(call.proto)));
-  // Channel c runs tree c % 2 with its node chains starting at entries[(c / 2) % entries], GPUs with a
-  // NIC in service (sim/node_rings.hpp), so that channels leave and enter nodes through different GPUs
-  // and NICs. Inside one node both trees are the same chain and every channel runs it. Channels with the
+  // Channel c runs tree c % 2 with its node chains in the order of multi-node ring c / 2 (starting at a
+  // GPU with a NIC in service; on mesh nodes along that ring's cycle: sim/node_rings.hpp), so that
+  // channels leave and enter nodes through different GPUs and NICs and cross mesh nodes on different
+  // links. Inside one node both trees are the same chain and every channel runs it. Channels with the
   // same shape are simulated once, weighted by their count.
   const std::vector<int> entries = rail_entries(topo);
-  const int rails = static_cast<int>(entries.size());
-  const int shapes = topo.num_nodes() == 1 ? 1 : std::min(call.nchannels, 2 * rails);
+  const std::vector<std::vector<int>> node_cycles = node_mesh_rings(topo);
+  const int orders = multi_node_ring_count(entries, node_cycles);
+  const int shapes = topo.num_nodes() == 1 ? 1 : std::min(call.nchannels, 2 * orders);
   std::vector<TreeChannel> channels;
   channels.reserve(static_cast<std::size_t>(shapes));
   // Across nodes the rotations of a tree are images of one another: where that is exact, one rotation
@@ -197,15 +208,16 @@ void lower_tree(Lowering& low, const NcclCall& call, bool fold) {
   }
   if (tree0 && tree1) {
     const double weight = call.nchannels / shapes;
-    channels.emplace_back(low, costs, gpu_tree(topo, 0, 0), "tree 0 all rotations", weight, &*tree0);
-    channels.emplace_back(low, costs, gpu_tree(topo, 1, 0), "tree 1 all rotations", weight, &*tree1);
+    const std::vector<int> identity = chain_order(topo, {0}, {}, 0);
+    channels.emplace_back(low, costs, gpu_tree(topo, 0, identity), "tree 0 all rotations", weight, &*tree0);
+    channels.emplace_back(low, costs, gpu_tree(topo, 1, identity), "tree 1 all rotations", weight, &*tree1);
   } else {
     for (int s = 0; s < shapes; ++s) {
       double weight = 0;
       for (int c = s; c < call.nchannels; c += shapes) ++weight;
       const int which = s % 2;
-      const int rotation = entries[static_cast<std::size_t>((s / 2) % rails)];
-      channels.emplace_back(low, costs, gpu_tree(topo, which, rotation), fmt::format("tree {} rot {}", which, rotation),
+      const std::vector<int> order = chain_order(topo, entries, node_cycles, s / 2);
+      channels.emplace_back(low, costs, gpu_tree(topo, which, order), fmt::format("tree {} rot {}", which, order.front()),
                             weight, nullptr);
     }
   }

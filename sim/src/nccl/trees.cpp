@@ -49,11 +49,11 @@ NodeLinks node_tree(int nnodes, int node, int which) {
   return t;
 }
 
-GpuTree gpu_tree(const topo::Topology& topo, int which, int rotation) {
+GpuTree gpu_tree(const topo::Topology& topo, int which, const std::vector<int>& order) {
   const int g = topo.gpus_per_node();
   const int nnodes = topo.num_nodes();
   const int p = topo.num_gpus();
-  auto intra = [&](int node, int i) { return node * g + (i + rotation) % g; };
+  auto intra = [&](int node, int i) { return node * g + order[static_cast<std::size_t>(i)]; };
   const int to_child0 = std::min(1, g - 1);
   GpuTree tree;
   tree.parent.assign(p, -1);

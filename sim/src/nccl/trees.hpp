@@ -31,8 +31,9 @@ struct GpuTree {
 };
 
 // NCCL's tree channel: tree `which` over nodes; inside node n the chain intra[0] -> intra[1] -> ... with
-// intra[i] = local GPU (i + rotation) % ppn. intra[0] links to the parent node and to child1, intra[1]
-// to child0 (NCCL_TOPO_PATTERN_BALANCED_TREE; intra[0] for both when a node has one GPU).
-GpuTree gpu_tree(const topo::Topology& topo, int which, int rotation);
+// intra[i] = local GPU `order`[i] (a permutation of the local indices). intra[0] links to the parent node
+// and to child1, intra[1] to child0 (NCCL_TOPO_PATTERN_BALANCED_TREE; intra[0] for both when a node has
+// one GPU).
+GpuTree gpu_tree(const topo::Topology& topo, int which, const std::vector<int>& order);
 
 }  // namespace ccforge::sim::nccl

@@ -20,4 +20,10 @@ namespace ccforge::sim {
 // links exists.
 std::vector<std::vector<int>> mesh_rings(const topo::Topology& topo);
 
+// The same rings over the local GPUs of one node of a cluster of such nodes (found on node 0; cluster
+// files repeat one node), as cycles of local indices: NCCL's multi-node search charges each channel's
+// path to the links it crosses inside the node too, so channels that enter a mesh node at different GPUs
+// also cross it on different links (node_rings.hpp). Empty for one node, or nodes that are not meshes.
+std::vector<std::vector<int>> node_mesh_rings(const topo::Topology& topo);
+
 }  // namespace ccforge::sim

@@ -23,7 +23,18 @@ std::vector<int> rail_entries(const topo::Topology& topo);
 // Channel `channel`'s ring over several nodes: node by node, each node's GPUs from its entry e =
 // entries[channel % size] on (e, e+1, ..., e-1), so that the ring leaves from GPU e-1 towards the next
 // node's GPU e and its crossing travels over rail e (PXN: relayed over NVLink to GPU e's NIC).
-// `entries` is rail_entries(topo), found once by the caller (it reads every link).
-std::vector<int> multi_node_ring(const topo::Topology& topo, const std::vector<int>& entries, int channel);
+// `entries` is rail_entries(topo), found once by the caller (it reads every link). On nodes of direct
+// links, `node_cycles` (node_mesh_rings) gives the order instead: cycle channel % size, from e on, so that
+// channels entering at different GPUs cross the node on different links and the ring's last GPU there is
+// the cycle's predecessor of e, whose link to e is the one the crossing's PXN relay takes; empty: the
+// rotation above (switched nodes, where every order crosses the same switch).
+std::vector<int> multi_node_ring(const topo::Topology& topo, const std::vector<int>& entries,
+                                 const std::vector<std::vector<int>>& node_cycles, int channel);
+
+// How many distinct multi_node_ring channels there are before they repeat: one per rail, or on mesh
+// nodes one per cycle (8 rails of a full 8-GPU mesh would need 8 x 8 of its 56 links, so an eighth ring
+// would share a cycle and halve two rings; NCCL's search, which charges each channel's bandwidth to the
+// links it crosses, keeps the rings that fit at full speed).
+int multi_node_ring_count(const std::vector<int>& entries, const std::vector<std::vector<int>>& node_cycles);
 
 }  // namespace ccforge::sim
