@@ -137,8 +137,6 @@ class TreeChannel {
   std::uint64_t index_ = 0;  // chunks lowered so far
 };
 
-// Tree `which` with rotation 0 standing for all ppn rotations, which are its images under rotating the
-// local GPUs and rails; nullopt unless that is exact (copy_folding.hpp).
 // Local order of the node chains of tree channel shape k: multi-node ring k's order inside a node.
 std::vector<int> chain_order(const topo::Topology& topo, const std::vector<int>& entries,
                              const std::vector<std::vector<int>>& node_cycles, int k) {
@@ -147,6 +145,8 @@ std::vector<int> chain_order(const topo::Topology& topo, const std::vector<int>&
   return ring;
 }
 
+// Tree `which` with rotation 0 standing for all ppn rotations, which are its images under rotating the
+// local GPUs and rails; nullopt unless that is exact (copy_folding.hpp).
 std::optional<FoldedSends> fold_rotations(Lowering& low, int which) {
   const topo::Topology& topo = low.topo();
   const int g = topo.gpus_per_node();
