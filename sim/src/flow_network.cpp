@@ -23,6 +23,7 @@ FlowNetwork::FlowNetwork(std::vector<double> link_capacity, std::size_t max_flow
       unbounded_on_(capacity_.size(), 0),
       use_mark_(capacity_.size(), 0),
       link_use_(capacity_.size()),
+      changed_mark_(capacity_.size(), 0),
       local_index_(capacity_.size(), 0),
       resolve_(resolve) {}
 
@@ -37,17 +38,18 @@ void FlowNetwork::start(std::uint32_t flow, const std::vector<std::uint32_t>& li
     free_flows_.push_back(static_cast<std::uint32_t>(flows_.size()));
     flows_.emplace_back();
   }
-  slot_of_[flow] = free_flows_.back();
+  const std::uint32_t at = free_flows_.back();
   free_flows_.pop_back();
-  Flow& f = flows_[slot_of_[flow]];
-  f = Flow{&links, wire_bytes, 0.0, rate_cap, weight, now};
+  slot_of_[flow] = at;
+  Flow& f = flows_[at];
+  f = Flow{&links, wire_bytes, 0.0, rate_cap, weight, now, flow};
   ++generation_[flow];
   mark_dirty(links);
   f.slots = take_slots(links.size());
   for (std::uint32_t k = 0; k < links.size(); ++k) {
     auto& on = flows_on_link_[links[k]];
     slots_[f.slots + k] = static_cast<std::uint32_t>(on.size());
-    on.push_back(flow);
+    on.push_back(at);
     occurrence_on_link_[links[k]].push_back(k);
   }
   add_cap_load(f, 1.0);
@@ -68,7 +70,7 @@ bool FlowNetwork::finish(std::uint32_t flow, std::uint32_t generation) {
     const std::uint32_t at = slots_[f.slots + k];
     on[at] = on.back();
     occ[at] = occ.back();
-    slots_[this->flow(on[at]).slots + occ[at]] = at;
+    slots_[flows_[on[at]].slots + occ[at]] = at;
     on.pop_back();
     occ.pop_back();
   }
@@ -119,20 +121,20 @@ void FlowNetwork::collect_component_full() {
     if (flows_on_link_[l].empty()) continue;
     link_mark_[l] = epoch_;
     comp_links_.push_back(l);
-    for (std::uint32_t fl : flows_on_link_[l]) {
-      if (flow(fl).mark == epoch_) continue;
-      flow(fl).mark = epoch_;
-      comp_flows_.push_back(fl);
+    for (std::uint32_t p : flows_on_link_[l]) {
+      if (flows_[p].mark == epoch_) continue;
+      flows_[p].mark = epoch_;
+      comp_flows_.push_back(p);
     }
   }
 }
 
 // Adds `flow` to the flows being re-solved, and its binding links to their constraints.
-void FlowNetwork::visit_flow(std::uint32_t id) {
-  Flow& f = flow(id);
+void FlowNetwork::visit_flow(std::uint32_t p) {
+  Flow& f = flows_[p];
   if (f.mark == epoch_) return;
   f.mark = epoch_;
-  comp_flows_.push_back(id);
+  comp_flows_.push_back(p);
   for (std::uint32_t l : *f.links) {
     if (link_mark_[l] != epoch_ && binding(l)) {
       link_mark_[l] = epoch_;
@@ -145,23 +147,24 @@ void FlowNetwork::visit_flow(std::uint32_t id) {
 // touched link that binds now or did before (a link that never binds constrains nobody).
 void FlowNetwork::seed_changed() {
   for (std::uint32_t fl : started_)
-    if (slot_of_[fl] != kNoSlot) visit_flow(fl);
+    if (slot_of_[fl] != kNoSlot) visit_flow(slot_of_[fl]);
   for (std::uint32_t l : dirty_links_)
     if (binding_before_[l] || binding(l))
-      for (std::uint32_t fl : flows_on_link_[l]) visit_flow(fl);
+      for (std::uint32_t p : flows_on_link_[l]) visit_flow(p);
 }
 
 // Everything joined to the flows being re-solved through binding links (comp_links_ grows while we
 // walk it): with nothing outside left on their links, their solution is exact.
 void FlowNetwork::close_component() {
   for (std::size_t i = 0; i < comp_links_.size(); ++i)
-    for (std::uint32_t fl : flows_on_link_[comp_links_[i]]) visit_flow(fl);
+    for (std::uint32_t p : flows_on_link_[comp_links_[i]]) visit_flow(p);
 }
 
 bool FlowNetwork::solve_component(bool residual) {
   // Local dense indices for the solver; sorted so the problem (and thus rounding) is deterministic.
   std::sort(comp_links_.begin(), comp_links_.end());
-  std::sort(comp_flows_.begin(), comp_flows_.end());
+  std::sort(comp_flows_.begin(), comp_flows_.end(),
+            [&](std::uint32_t a, std::uint32_t b) { return flows_[a].id < flows_[b].id; });
   MaxMinProblem& problem = problem_;
   problem.capacity.clear();
   problem.bound.clear();
@@ -172,8 +175,8 @@ bool FlowNetwork::solve_component(bool residual) {
     const std::uint32_t l = comp_links_[i];
     double free = capacity_[l];
     if (residual) {
-      for (std::uint32_t fl : flows_on_link_[l]) {
-        const Flow& f = flow(fl);
+      for (std::uint32_t p : flows_on_link_[l]) {
+        const Flow& f = flows_[p];
         if (f.mark == epoch_) continue;
         outside = true;
         free -= f.weight * f.rate;
@@ -183,7 +186,7 @@ bool FlowNetwork::solve_component(bool residual) {
     local_index_[l] = static_cast<std::uint32_t>(i);
   }
   for (std::size_t i = 0; i < comp_flows_.size(); ++i) {
-    const Flow& f = flow(comp_flows_[i]);
+    const Flow& f = flows_[comp_flows_[i]];
     problem.bound.push_back(f.cap);
     problem.weight.push_back(f.weight);
     std::vector<std::uint32_t>& uses = problem.uses[i];
@@ -192,7 +195,7 @@ bool FlowNetwork::solve_component(bool residual) {
       if (link_mark_[l] == epoch_) uses.push_back(local_index_[l]);  // a binding link (all, for Full)
   }
   const std::vector<double>& rates = solver_.solve(problem);
-  for (std::size_t i = 0; i < comp_flows_.size(); ++i) flow(comp_flows_[i]).trial_rate = rates[i];
+  for (std::size_t i = 0; i < comp_flows_.size(); ++i) flows_[comp_flows_[i]].trial_rate = rates[i];
   return outside;
 }
 
@@ -201,26 +204,55 @@ const FlowNetwork::LinkUse& FlowNetwork::link_use(std::uint32_t link) {
   if (use_mark_[link] == check_epoch_) return u;
   use_mark_[link] = check_epoch_;
   u = LinkUse{};
-  for (std::uint32_t fl : flows_on_link_[link]) {
-    const double r = rate_now(fl);
-    u.load += flow(fl).weight * r;
+  for (std::uint32_t p : flows_on_link_[link]) {
+    const double r = rate_now(flows_[p]);
+    u.load += flows_[p].weight * r;
     u.max_rate = std::max(u.max_rate, r);
   }
   return u;
 }
 
 // Max-min's own certificate: a flow is at its cap, or has a bottleneck, a saturated link on which no
-// flow gets more than it does.
-bool FlowNetwork::certified(std::uint32_t id) {
-  const Flow& f = flow(id);
-  const double rate = rate_now(id);
+// flow gets more than it does. The link that certified a flow last time is tried first, and taken
+// unchecked while it binds and nothing on it changed (the same comparisons on the same numbers).
+bool FlowNetwork::certified(std::uint32_t p) {
+  Flow& f = flows_[p];
+  const double rate = rate_now(f);
+  const std::uint32_t last = f.bottleneck;
+  if (last != kNoLink && changed_mark_[last] != check_epoch_ && binding(last)) return true;
+  rechecked_.push_back(p);
+  f.trial_bottleneck = kNoLink;
   if (rate >= f.cap * (1.0 - kCertifyTolerance)) return true;
+  if (last != kNoLink && binding(last) && certifies(last, rate)) {
+    f.trial_bottleneck = last;
+    return true;
+  }
   for (std::uint32_t l : *f.links) {
-    if (!binding(l)) continue;
-    const LinkUse& u = link_use(l);
-    if (u.load >= capacity_[l] * (1.0 - kCertifyTolerance) && rate >= u.max_rate * (1.0 - kCertifyTolerance)) return true;
+    if (l == last || !binding(l) || !certifies(l, rate)) continue;
+    f.trial_bottleneck = l;
+    return true;
   }
   return false;
+}
+
+bool FlowNetwork::certifies(std::uint32_t link, double rate) {
+  const LinkUse& u = link_use(link);
+  return u.load >= capacity_[link] * (1.0 - kCertifyTolerance) && rate >= u.max_rate * (1.0 - kCertifyTolerance);
+}
+
+// The links touched since the last settle and those of flows whose trial rate differs from their rate.
+void FlowNetwork::mark_changed_links() {
+  for (std::uint32_t l : dirty_links_) changed_mark_[l] = check_epoch_;
+  for (std::uint32_t p : comp_flows_) {
+    const Flow& f = flows_[p];
+    if (f.trial_rate == f.rate) continue;
+    for (std::uint32_t l : *f.links) changed_mark_[l] = check_epoch_;
+  }
+}
+
+// The check was accepted: the links it found certify the rates now applied.
+void FlowNetwork::commit_bottlenecks() {
+  for (std::uint32_t p : rechecked_) flows_[p].bottleneck = flows_[p].trial_bottleneck;
 }
 
 // Re-solves the touched flows alone, the others' rates held, and accepts that when every flow on a
@@ -231,32 +263,39 @@ void FlowNetwork::grow_until_certified() {
   seed_changed();
   while (solve_component(true)) {
     ++check_epoch_;
+    mark_changed_links();
     uncertified_.clear();
+    rechecked_.clear();
     const std::size_t links = comp_links_.size();
     for (std::size_t i = 0; i < links; ++i)
-      for (std::uint32_t fl : flows_on_link_[comp_links_[i]]) {
-        Flow& f = flow(fl);
+      for (std::uint32_t p : flows_on_link_[comp_links_[i]]) {
+        Flow& f = flows_[p];
         if (f.check_mark == check_epoch_) continue;
         f.check_mark = check_epoch_;
-        if (!certified(fl)) uncertified_.push_back(fl);
+        if (!certified(p)) uncertified_.push_back(p);
       }
-    if (uncertified_.empty()) return;
+    if (uncertified_.empty()) {
+      commit_bottlenecks();
+      return;
+    }
     const std::size_t before = comp_flows_.size();
-    for (std::uint32_t fl : uncertified_) {
-      if (flow(fl).mark != epoch_) {
-        visit_flow(fl);
+    for (std::uint32_t p : uncertified_) {
+      if (flows_[p].mark != epoch_) {
+        visit_flow(p);
         continue;
       }
-      for (std::uint32_t l : *flow(fl).links)
+      for (std::uint32_t l : *flows_[p].links)
         if (link_mark_[l] == epoch_)
           for (std::uint32_t held : flows_on_link_[l]) visit_flow(held);
     }
     if (comp_flows_.size() == before) {
       close_component();
       solve_component(false);
-      return;
+      break;
     }
   }
+  // Solved as a closed component, unchecked: the links that certify these rates are not known.
+  for (std::uint32_t p : comp_flows_) flows_[p].bottleneck = kNoLink;
 }
 
 void FlowNetwork::settle(SimTime now) {
@@ -274,25 +313,25 @@ void FlowNetwork::settle(SimTime now) {
   if (trace_ != nullptr) trace_links();
   dirty_links_.clear();
   started_.clear();
-  for (std::uint32_t fl : comp_flows_) apply_rate(fl, flow(fl).trial_rate, now);
+  for (std::uint32_t p : comp_flows_) apply_rate(flows_[p], now);
   if (trace_ != nullptr) trace_loads(now);
 }
 
-void FlowNetwork::apply_rate(std::uint32_t id, double rate, SimTime now) {
-  Flow& f = flow(id);
+void FlowNetwork::apply_rate(Flow& f, SimTime now) {
+  const double rate = f.trial_rate;
   if (rate == f.rate) return;  // unchanged rate: the pending finish event stays valid
   f.remaining = std::max(0.0, f.remaining - f.rate * (now - f.updated).seconds());
   f.updated = now;
   f.rate = rate;
-  ++generation_[id];
-  if (rate > 0.0) reschedule_(id, now + transfer_time(f.remaining, Bandwidth{rate}), generation_[id]);
+  ++generation_[f.id];
+  if (rate > 0.0) reschedule_(f.id, now + transfer_time(f.remaining, Bandwidth{rate}), generation_[f.id]);
 }
 
 // The links whose load can change at this settle: the touched ones and all links of re-solved flows,
 // binding or not (taken before the solve, while dirty_links_ still holds the touched ones).
 void FlowNetwork::trace_links() {
   trace_links_ = dirty_links_;
-  for (std::uint32_t fl : comp_flows_) trace_links_.insert(trace_links_.end(), flow(fl).links->begin(), flow(fl).links->end());
+  for (std::uint32_t p : comp_flows_) trace_links_.insert(trace_links_.end(), flows_[p].links->begin(), flows_[p].links->end());
   std::sort(trace_links_.begin(), trace_links_.end());
   trace_links_.erase(std::unique(trace_links_.begin(), trace_links_.end()), trace_links_.end());
 }
@@ -300,7 +339,7 @@ void FlowNetwork::trace_links() {
 void FlowNetwork::trace_loads(SimTime now) {
   for (std::uint32_t l : trace_links_) {
     double load = 0.0;
-    for (std::uint32_t fl : flows_on_link_[l]) load += flow(fl).rate * flow(fl).weight;
+    for (std::uint32_t p : flows_on_link_[l]) load += flows_[p].rate * flows_[p].weight;
     trace_->counters.push_back(TraceCounter{link_tracks_[l], now, load * 1e-9});
   }
 }

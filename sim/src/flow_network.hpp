@@ -69,13 +69,18 @@ class FlowNetwork {
     double cap = 0.0;
     double weight = 1.0;
     SimTime updated;
+    std::uint32_t id = 0;     // the flow's task
     std::uint32_t slots = 0;  // slots_[slots + k] = index of links[k]'s entry in its link's list
     // Re-solve scratch: mark == epoch_ while being re-solved (then trial_rate is its new rate);
     // check_mark == check_epoch_ once its certificate was checked.
     std::uint32_t mark = 0, check_mark = 0;
     double trial_rate = 0.0;
+    // A link that certified this rate at an accepted check (kNoLink: none known): it still does while
+    // that link binds and nothing on it changed. trial_bottleneck: found by the check under way.
+    std::uint32_t bottleneck = kNoLink, trial_bottleneck = kNoLink;
   };
   static constexpr std::uint32_t kNoSlot = 0xffffffffu;
+  static constexpr std::uint32_t kNoLink = 0xffffffffu;
   Flow& flow(std::uint32_t id) { return flows_[slot_of_[id]]; }
   const Flow& flow(std::uint32_t id) const { return flows_[slot_of_[id]]; }
   std::uint32_t take_slots(std::size_t count);
@@ -86,7 +91,7 @@ class FlowNetwork {
   void mark_dirty(const std::vector<std::uint32_t>& links);
   void add_cap_load(const Flow& f, double sign);
   void collect_component_full();
-  void visit_flow(std::uint32_t flow);
+  void visit_flow(std::uint32_t slot);
   void seed_changed();
   void close_component();
   // Solves comp_flows_ on comp_links_ into trial_rate_; `residual`: with the capacity the flows outside
@@ -96,17 +101,19 @@ class FlowNetwork {
   struct LinkUse {
     double load = 0.0, max_rate = 0.0;
   };
-  double rate_now(std::uint32_t id) const {
-    const Flow& f = flow(id);
-    return f.mark == epoch_ ? f.trial_rate : f.rate;
-  }
+  double rate_now(const Flow& f) const { return f.mark == epoch_ ? f.trial_rate : f.rate; }
   const LinkUse& link_use(std::uint32_t link);  // with rate_now, cached per check_epoch_
-  bool certified(std::uint32_t flow);
+  bool certified(std::uint32_t slot);
+  bool certifies(std::uint32_t link, double rate);
+  void mark_changed_links();
+  void commit_bottlenecks();
   void trace_links();
-  void apply_rate(std::uint32_t flow, double rate, SimTime now);
+  void apply_rate(Flow& f, SimTime now);  // its trial rate
   void trace_loads(SimTime now);
 
   std::vector<double> capacity_;
+  // Per link: the pool slots of its flows. Slots, not flow ids, throughout the re-solve: an id's slot
+  // lies in a per-task array of millions of entries, a cache miss per lookup.
   std::vector<std::vector<std::uint32_t>> flows_on_link_;
   std::vector<std::vector<std::uint32_t>> occurrence_on_link_;  // per entry of flows_on_link_: k in the flow's links
   std::vector<std::uint32_t> slots_;                   // pooled per active flow (Flow::slots)
@@ -119,7 +126,7 @@ class FlowNetwork {
   // Component search scratch, reused: epoch marks clear in O(1).
   std::vector<std::uint32_t> link_mark_;
   std::uint32_t epoch_ = 0;
-  std::vector<std::uint32_t> comp_links_, comp_flows_;
+  std::vector<std::uint32_t> comp_links_, comp_flows_;  // comp_flows_: slots
   std::vector<std::uint32_t> dirty_links_;  // touched since the last settle(), each once
   std::vector<bool> link_dirty_;
   std::vector<char> binding_before_;  // per dirty link: binding() when first touched since the last settle
@@ -135,6 +142,10 @@ class FlowNetwork {
   std::vector<LinkUse> link_use_;
   std::uint32_t check_epoch_ = 0;
   std::vector<std::uint32_t> uncertified_;
+  // Per link: == check_epoch_ when its flows or their rates differ from the last settle's (those
+  // links alone can break a certificate that held there).
+  std::vector<std::uint32_t> changed_mark_;
+  std::vector<std::uint32_t> rechecked_;  // flows whose certificate this check searched afresh
   // Relative slack of the certificate's comparisons: far above the solver's rounding (kSaturationSlack
   // 1e-12 and sums of a few rates), far below what moves a finish time by a picosecond on a microsecond.
   static constexpr double kCertifyTolerance = 1e-10;

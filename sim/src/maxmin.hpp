@@ -32,7 +32,8 @@ class MaxMinSolver {
 
  private:
   std::vector<double> rate_, remaining_, active_;
-  std::vector<char> frozen_, saturated_;  // char, not vector<bool>: tested in the inner loops
+  std::vector<char> saturated_;  // char, not vector<bool>: tested in the inner loops
+  std::vector<std::uint32_t> unfrozen_;
 };
 
 // One-off form of MaxMinSolver::solve.
