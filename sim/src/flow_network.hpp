@@ -82,7 +82,6 @@ class FlowNetwork {
   static constexpr std::uint32_t kNoSlot = 0xffffffffu;
   static constexpr std::uint32_t kNoLink = 0xffffffffu;
   Flow& flow(std::uint32_t id) { return flows_[slot_of_[id]]; }
-  const Flow& flow(std::uint32_t id) const { return flows_[slot_of_[id]]; }
   std::uint32_t take_slots(std::size_t count);
   // Whether the flows now on `link` could saturate it (see the header comment).
   bool binding(std::uint32_t link) const {
