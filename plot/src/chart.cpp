@@ -4,7 +4,9 @@
 
 #include <algorithm>
 #include <array>
+#include <cerrno>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <limits>
 #include <mutex>
@@ -202,10 +204,18 @@ void write_chart(const Chart& chart, const fs::path& file) {
   static std::mutex plplot_mutex;
   const std::lock_guard<std::mutex> lock(plplot_mutex);
   const fs::path temporary = file.string() + fmt::format(".tmp.{}", ::getpid());
+  // PLplot ends the process when it cannot open its output, so the file is created here first.
+  if (std::FILE* probe = std::fopen(temporary.c_str(), "wb"))
+    std::fclose(probe);
+  else
+    fail(file, fmt::format("cannot create {}: {}", temporary.string(), std::strerror(errno)),
+         "check that the folder exists and is writable");
   draw(chart, device, temporary);
   std::error_code error;
-  if (!fs::exists(temporary, error) || fs::file_size(temporary, error) == 0)
+  if (!fs::exists(temporary, error) || fs::file_size(temporary, error) == 0) {
+    fs::remove(temporary, error);
     fail(file, "PLplot wrote nothing", "check that the folder is writable");
+  }
   fs::rename(temporary, file, error);
   if (error) {
     const std::string reason = error.message();

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 #include <pugixml.hpp>
+#include <unistd.h>
 
 #include <cmath>
 #include <filesystem>
@@ -16,8 +17,10 @@ namespace {
 
 namespace fs = std::filesystem;
 
+// One folder per test process: ctest runs each test in its own process, in parallel, and gtest's
+// random seed (milliseconds since start of epoch mod 99999) is shared by processes started together.
 struct ChartTest : ::testing::Test {
-  fs::path dir = fs::temp_directory_path() / ("ccforge_plot_test_" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()));
+  fs::path dir = fs::temp_directory_path() / ("ccforge_plot_test_" + std::to_string(::getpid()));
   void SetUp() override { fs::create_directories(dir); }
   void TearDown() override { fs::remove_all(dir); }
 };
@@ -95,6 +98,9 @@ TEST_F(ChartTest, RefusesWhatItCannotDraw) {
   log.log_y = true;
   log.series[0].y[0] = 0;
   expect_refused(log, dir / "zero.svg", "cannot show");
+  // PLplot would end the process on a file it cannot open; the chart refuses it first.
+  expect_refused(two_series(), dir / "no_such_folder" / "chart.png", "cannot create");
+  EXPECT_FALSE(fs::exists(dir / "no_such_folder"));
 }
 
 }  // namespace
