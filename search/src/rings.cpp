@@ -20,7 +20,7 @@ std::vector<std::vector<int>> find_rings(const topo::Topology& topo, int count) 
   if (topo.num_nodes() > 1) {
     // One ring per rail in service: more would put two rings on one NIC (callers reuse rings cyclically).
     const std::vector<int> entries = sim::rail_entries(topo);
-    const std::vector<std::vector<int>> node_cycles = sim::node_mesh_rings(topo);
+    const std::vector<std::vector<int>> node_cycles = sim::node_mesh_rings(topo, entries);
     std::vector<std::vector<int>> rings;
     for (int j = 0; j < std::min(count, sim::multi_node_ring_count(entries, node_cycles)); ++j)
       rings.push_back(sim::multi_node_ring(topo, entries, node_cycles, j));

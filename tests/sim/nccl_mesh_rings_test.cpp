@@ -96,40 +96,49 @@ TEST(NcclMeshRings, SwitchedAndPcieNodesKeepOneRingOrder) {
   EXPECT_TRUE(mesh_rings(load("ndv5.xml")).empty());
   EXPECT_TRUE(mesh_rings(load("pcie-4gpu.xml")).empty());
   EXPECT_TRUE(mesh_rings(load("ndv5-x2.xml")).empty());
-  EXPECT_TRUE(node_mesh_rings(load("ndv5-x2.xml")).empty());
-  EXPECT_TRUE(node_mesh_rings(load("mi300x.xml")).empty());  // one node: mesh_rings
+  const topo::Topology ndv5_x2 = load("ndv5-x2.xml");
+  EXPECT_TRUE(node_mesh_rings(ndv5_x2, rail_entries(ndv5_x2)).empty());
+  EXPECT_TRUE(node_mesh_rings(load("mi300x.xml"), {0, 1, 2, 3, 4, 5, 6, 7}).empty());  // one node: mesh_rings
 }
 
-// Across mesh nodes each channel crosses a node along its own cycle, so channels entering at different
-// GPUs share no xGMI link there (they all took GPU a -> a+1 before, one link carrying every channel:
-// 2-node MI300X ring allreduce busbw 48 GB/s, a sixth of one node's), and the crossing's PXN relay is the
-// cycle's own closing link.
+// Across mesh nodes each channel crosses a node on its own links (they all took GPU a -> a+1 before, one
+// link carrying every channel: 2-node MI300X ring allreduce busbw 48 GB/s, a sixth of one node's). RCCL
+// sends from each GPU's own NIC at 16 ranks (no PXN relay), so a channel's shape in a node is a
+// Hamiltonian path from the GPU its NIC feeds to a GPU whose NIC takes it out, as in RCCL's rome_model_81:
+// 8 paths of 7 links use all 56 xGMI links once, and every NIC carries one channel each way.
 TEST(NcclMeshRings, ChannelsCrossMeshNodesOnDisjointLinks) {
   const topo::Topology topo = topo::load_topology(kRoot + "/tests/sim/nccl_mi300x_x2.xml");
   const std::vector<int> entries = rail_entries(topo);
-  const auto cycles = node_mesh_rings(topo);
-  ASSERT_EQ(cycles.size(), 7u);
-  const int rings = multi_node_ring_count(entries, cycles);
-  EXPECT_EQ(rings, 7);
+  ASSERT_EQ(entries.size(), 8u);
+  const auto paths = node_mesh_rings(topo, entries);
+  ASSERT_EQ(paths.size(), 8u);
+  const int rings = multi_node_ring_count(entries, paths);
+  EXPECT_EQ(rings, 8);
   std::map<std::uint32_t, int> uses;  // link -> channels crossing it
+  std::set<int> last_gpus;
   for (int c = 0; c < rings; ++c) {
-    const std::vector<int> ring = multi_node_ring(topo, entries, cycles, c);
+    const std::vector<int> ring = multi_node_ring(topo, entries, paths, c);
     ASSERT_EQ(std::set<int>(ring.begin(), ring.end()).size(), static_cast<std::size_t>(topo.num_gpus()));
     EXPECT_EQ(ring.front(), entries[static_cast<std::size_t>(c)]);
+    last_gpus.insert(ring[static_cast<std::size_t>(topo.gpus_per_node()) - 1]);
     for (std::size_t i = 0; i < ring.size(); ++i) {
       for (LinkId l : topo.route(ring[i], ring[(i + 1) % ring.size()]).links) ++uses[l.v];
     }
   }
+  EXPECT_EQ(last_gpus.size(), 8u);  // each channel leaves node 0 through another NIC
+  int xgmi = 0;
+  std::map<std::uint32_t, int> nic_out;  // NIC vertex -> channels it sends
   for (const auto& [link, n] : uses) {
     const topo::Link& l = topo.link(LinkId{link});
     if (l.kind == topo::LinkKind::Xgmi) {
       EXPECT_EQ(n, 1) << topo.vertex(l.src).name << " -> " << topo.vertex(l.dst).name;
+      ++xgmi;
     }
+    if (l.kind == topo::LinkKind::Nic && topo.vertex(l.src).kind == topo::VertexKind::Nic) nic_out[l.src.v] += n;
   }
-  // Each cluster node crosses 8 links per channel (7 along the cycle, 1 PXN relay): 7 channels, 56 links.
-  int xgmi = 0;
-  for (const auto& [link, n] : uses) xgmi += topo.link(LinkId{link}).kind == topo::LinkKind::Xgmi;
   EXPECT_EQ(xgmi, 2 * 56);
+  EXPECT_EQ(nic_out.size(), 16u);
+  for (const auto& [nic, n] : nic_out) EXPECT_EQ(n, 1) << topo.vertex(VertexId{nic}).name;
   // The ring then moves several links' worth: one xGMI link is 48 GB/s.
   const double link_gbs = topo.link(topo.route(0, 1).links[0]).bandwidth.gbps();
   EXPECT_GT(ring_busbw_1g(topo, ir::Collective::AllReduce), 4.0 * link_gbs);

@@ -83,6 +83,31 @@ TEST(RcclMscclChoice, RcclTuningModelOutsideTheBundledAlgorithms) {
   EXPECT_EQ(pick("mi300x.xml", ir::Collective::AllReduce, 1 << 26, "nccl:tree").proto, ir::Protocol::LL);
 }
 
+// Across nodes RCCL matches the MI300X node with a NIC per GPU as rome_model_81 (tuning 5 too) and runs
+// no MSCCL algorithm: tuning_model_5's network terms decide (hwLat[NET] tree 10.5 / 25 us, ring 9.5 /
+// 320 us per inter-node step, 2 x nodes such steps for a ring allreduce; ringCorrectionFactor scales a
+// ring's bandwidth across nodes, treeCorrectionFactor a tree's; tree Simple allowed). Two nodes: tree LL
+// to 2 MiB, tree Simple to 256 MiB, ring Simple above.
+TEST(RcclMscclChoice, TuningModelAcrossMi300xNodes) {
+  const std::string two_nodes = "../../tests/sim/nccl_mi300x_x2.xml";
+  const double total_bw = 7 * 48.0;
+  const NcclChoice small = pick(two_nodes, ir::Collective::AllReduce, 65536);
+  EXPECT_EQ(small.name(), "nccl:tree:LL");
+  EXPECT_NEAR(small.model_us, 12 + 2 * (7 * 0.9 + 10.5) + 65536 / (1000 * total_bw * 0.06 * 0.5), 1e-3);
+  EXPECT_EQ(pick(two_nodes, ir::Collective::AllReduce, 2097152).name(), "nccl:tree:LL");
+  const NcclChoice mid = pick(two_nodes, ir::Collective::AllReduce, 4194304);
+  EXPECT_EQ(mid.name(), "nccl:tree:Simple");
+  EXPECT_NEAR(mid.model_us, 17 + 2 * (7 * 2.3 + 25) + 4194304 / (1000 * total_bw * 0.11 * 0.5), 1e-3);
+  EXPECT_EQ(pick(two_nodes, ir::Collective::AllReduce, ByteCount{256} << 20).name(), "nccl:tree:Simple");
+  const ByteCount half_gib = ByteCount{512} << 20;
+  const NcclChoice large = pick(two_nodes, ir::Collective::AllReduce, half_gib);
+  EXPECT_EQ(large.name(), "nccl:ring:Simple");
+  // 30 steps, 4 across the network; the other 26 cost the proxy's post (1 us x 3 for Simple) > 2.1 us.
+  EXPECT_NEAR(large.model_us, 17 + 26 * 3.0 + 4 * 320 + half_gib / (1000 * total_bw * 16.0 / 30 * 0.8), 1e-2);
+  // No all-pairs file across nodes.
+  EXPECT_NE(pick(two_nodes, ir::Collective::AllReduce, 1048576).algo, NcclAlgo::AllPairs);
+}
+
 TEST(RcclMscclChoice, ExplicitRequestsAreHonoured) {
   EXPECT_EQ(pick("mi300x.xml", ir::Collective::AllReduce, 1048576, "nccl:ring").algo, NcclAlgo::Ring);
   EXPECT_EQ(pick("mi300x.xml", ir::Collective::AllReduce, 1048576, "nccl:allpairs").algo, NcclAlgo::AllPairs);

@@ -89,7 +89,7 @@ TEST(NcclTreeSlots, TwoNodeTreeProvesAPeriodAndTheClosedFormAgrees) {
   // 2 nodes, all 32 channels (folded), 4 GiB of Simple: 256 chunks per channel.
   const SimParams params;
   const nccl::NcclCall call{ir::Collective::AllReduce, 4.0 * 1024 * 1024 * 1024, ir::Protocol::Simple, 32};
-  const std::uint64_t chunks = nccl::tree_chunks(call);
+  const std::uint64_t chunks = nccl::tree_chunks(call, ndv5_x2(), params.table);
   ASSERT_EQ(chunks, 256u);
   const auto lower_and_run = [&](std::uint64_t lowered) {
     Lowering low(ndv5_x2(), params.table, nullptr);
@@ -103,6 +103,27 @@ TEST(NcclTreeSlots, TwoNodeTreeProvesAPeriodAndTheClosedFormAgrees) {
   EXPECT_GE(closed.blocks_extrapolated, chunks / 2);
   const EngineStats full = lower_and_run(nccl::kAllChunks);
   EXPECT_EQ(closed.makespan.ps, full.makespan.ps);
+}
+
+// Tree Simple's chunk: NCCL 2.18 and RCCL halve the 512 KiB step while a channel would get fewer than
+// depth x 8 / x 4 / x 1 chunks (down to 128 / 64 / 32 KiB); NCCL 2.20+ keeps the step. ndv5-x2: depth
+// 7 + 1, 4 MiB over 16 channels: 512 -> 128 KiB (2 chunks < 64), -> 64 KiB (4 < 32), -> 32 KiB (8 = 8).
+TEST(NcclTreeChunk, SimpleShrinksWithTheTreeDepthWhereTheRuntimeDoes) {
+  const nccl::NcclCall call{ir::Collective::AllReduce, 4.0 * 1024 * 1024, ir::Protocol::Simple, 16};
+  SimParams v218, v226;
+  v218.table.set("sim.nccl.version", 2.18, "test");
+  v226.table.set("sim.nccl.version", 2.26, "test");
+  EXPECT_EQ(nccl::tree_chunks(call, ndv5_x2(), v218.table), 8u);
+  EXPECT_EQ(nccl::tree_chunks(call, ndv5_x2(), v226.table), 1u);
+  // RCCL (MI300X) shrinks whatever NCCL version the tables are read at.
+  const topo::Topology& mi300x_x2 = load("../../tests/sim/nccl_mi300x_x2.xml");
+  EXPECT_EQ(nccl::tree_chunks(call, mi300x_x2, v226.table), 8u);
+  // Large calls keep the step: 1 GiB over 16 channels is 128 steps per channel (>= 64).
+  const nccl::NcclCall large{ir::Collective::AllReduce, 1024.0 * 1024 * 1024, ir::Protocol::Simple, 16};
+  EXPECT_EQ(nccl::tree_chunks(large, ndv5_x2(), v218.table), 128u);
+  // LL and LL128 chunks are one step at any size.
+  const nccl::NcclCall ll{ir::Collective::AllReduce, 4.0 * 1024 * 1024, ir::Protocol::LL, 16};
+  EXPECT_EQ(nccl::tree_chunks(ll, ndv5_x2(), v218.table), nccl::tree_chunks(ll, ndv5_x2(), v226.table));
 }
 
 }  // namespace

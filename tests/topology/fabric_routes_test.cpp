@@ -4,6 +4,10 @@
 
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
 #include <set>
 #include <string>
 #include <vector>
@@ -12,6 +16,7 @@ namespace ccforge::topo {
 namespace {
 
 using testing::bundled;
+using testing::source_path;
 
 constexpr int kNodesPerLeaf = 32;
 
@@ -88,6 +93,32 @@ TEST(FabricRoutes, DegradedAndFailedUplinksArePassedOver) {
   }
   EXPECT_FALSE(spines.count("spine0"));
   EXPECT_EQ(spines.size(), static_cast<std::size_t>(kNodesPerLeaf - 1));
+}
+
+// RCCL keeps PXN off below 64 ranks on MI300X (topology/src/routes.cpp pxn_enabled): a GPU sends into
+// the network from its own NIC, not over xGMI to the receiver's rail GPU; from 64 ranks on it relays, as
+// NCCL always does.
+TEST(FabricRoutes, RcclSendsFromItsOwnNicBelow64Ranks) {
+  const Topology two = load_topology(source_path("tests/sim/nccl_mi300x_x2.xml"));
+  const std::filesystem::path eight_nodes = std::filesystem::temp_directory_path() / ("ccforge_mi300x_x8_" + std::to_string(::getpid()) + ".xml");
+  {
+    std::ofstream out(eight_nodes);
+    out << "<cluster name=\"mi300x-x8\" nodes=\"8\" node=\"" << bundled("mi300x.xml").string()
+        << "\" fabric=\"rail-optimized\" nic_speed_gbps=\"400\" switch_latency_us=\"0.13\" switch_ports=\"64\" oversubscription=\"1\"/>\n";
+  }
+  const Topology eight = load_topology(eight_nodes);
+  std::filesystem::remove(eight_nodes);
+  ASSERT_EQ(eight.num_gpus(), 64);
+  for (const Topology* t : {&two, &eight}) {
+    const int g = t->gpus_per_node();
+    const Route& r = t->route(0, g + 3);  // local GPU 0 to the next node's GPU 3
+    ASSERT_FALSE(r.links.empty());
+    const bool relayed = t->link(r.links.front()).kind == LinkKind::Xgmi;
+    EXPECT_EQ(relayed, t == &eight) << t->name();
+    EXPECT_EQ(nic_leaving(*t, r).v, t->gpu(relayed ? 3 : 0).nearest_nic->v) << t->name();
+  }
+  const Topology ndv5 = load_topology(bundled("ndv5-x2.xml"));
+  EXPECT_NE(ndv5.link(ndv5.route(0, 8 + 3).links.front()).kind, LinkKind::Pcie);  // NCCL: PXN over NVLink
 }
 
 }  // namespace

@@ -82,6 +82,17 @@ std::vector<LinkId> host_path(const GraphData& g, const std::vector<std::vector<
   return path;
 }
 
+// Whether the runtime relays a GPU's network traffic through the peer-rail GPU's NIC (PXN). NCCL: on
+// (NCCL_PXN_DISABLE 0, src/graph/paths.cc). RCCL: off by default (ROCm/rccl src/graph/paths.cc
+// `NCCL_PARAM(PxnDisable, "PXN_DISABLE", 1)`), and on gfx942 only from 64 ranks on (src/rccl_wrap.cc
+// rcclSetPxn: `ranksThreshold = 64` for gfx942, @ee075f8), so a 2-node MI300X job sends from each GPU's
+// own NIC. The communicator is every GPU of the topology.
+bool pxn_enabled(const std::vector<GpuInfo>& gpus) {
+  constexpr std::size_t kRcclGfx942PxnRanks = 64;
+  const bool rccl = std::any_of(gpus.begin(), gpus.end(), [](const GpuInfo& g) { return g.arch == GpuArch::Cdna3; });
+  return !rccl || gpus.size() >= kRcclGfx942PxnRanks;
+}
+
 }  // namespace
 
 // Routing graph: the topology's vertices, plus one "arrival" vertex per GPU. PCIe links into a GPU end
@@ -95,6 +106,7 @@ RouteFinder::RouteFinder(const GraphData& graph)
     if (rank_at_[node].size() <= local) rank_at_[node].resize(local + 1, -1);
     rank_at_[node][local] = gpu.rank;
   }
+  relays_to_peer_nic_ = pxn_enabled(graph.gpus);
   fastest_nic_port_.assign(rank_at_.size(), 0.0);
   for (const Link& l : graph.links) {
     const Vertex& from = graph.vertices[l.src.v];
@@ -344,7 +356,8 @@ bool crosses_network(const GraphData& g, const std::vector<LinkId>& links) {
 // On one leaf this is the path Dijkstra finds (the rail's NIC is the only one two hops from the
 // receiver's); between leaves Dijkstra found every NIC four hops away and kept the sender's own, crossing
 // rails at the spine, through the one spine it met last. A route narrower than the NIC ports is left to
-// the search too (see the end).
+// the search too (see the end). Where the runtime keeps PXN off (relays_to_peer_nic_), the sender's own
+// NIC sends: the same pieces with the sender as its own relay.
 std::optional<Route> RouteFinder::pxn_route(int src_rank, int dst_rank) const {
   const GpuInfo& src = data_.gpus[static_cast<std::size_t>(src_rank)];
   const GpuInfo& dst = data_.gpus[static_cast<std::size_t>(dst_rank)];
@@ -352,7 +365,7 @@ std::optional<Route> RouteFinder::pxn_route(int src_rank, int dst_rank) const {
   const auto& node_ranks = rank_at_[static_cast<std::size_t>(src.node)];
   const auto local = static_cast<std::size_t>(dst.local_index);
   if (local >= node_ranks.size() || node_ranks[local] < 0) return std::nullopt;
-  const GpuInfo& relay = data_.gpus[static_cast<std::size_t>(node_ranks[local])];
+  const GpuInfo& relay = data_.gpus[static_cast<std::size_t>(relays_to_peer_nic_ ? node_ranks[local] : src_rank)];
   if (!relay.nearest_nic) return std::nullopt;
   const std::optional<std::vector<LinkId>> across = fabric_.between(*relay.nearest_nic, *dst.nearest_nic);
   if (!across) return std::nullopt;

@@ -33,9 +33,10 @@ class RouteFinder {
   // The same route without a whole tree: Dijkstra stops once the route is decided (microseconds inside a
   // node, about a tree's cost for one across the network).
   Route route_to(int src_rank, int dst_rank) const;
-  // Across nodes, NCCL's point-to-point route (PXN) put together from its pieces without a search over the
-  // network; nothing where the topology has no such route (same node, no NIC, no NVLink relay, no
-  // leaf-spine fabric, a degraded cable on it): then route_to or a tree decides.
+  // Across nodes, the runtime's point-to-point route (NCCL's PXN relay; RCCL's sender's own NIC) put
+  // together from its pieces without a search over the network; nothing where the topology has no such
+  // route (same node, no NIC, no NVLink relay, no leaf-spine fabric, a degraded cable on it): then
+  // route_to or a tree decides.
   std::optional<Route> pxn_route(int src_rank, int dst_rank) const;
 
  private:
@@ -71,6 +72,7 @@ class RouteFinder {
   FabricPaths fabric_;
   std::vector<std::vector<int>> rank_at_;  // [node][local index] -> rank; -1 where a node has fewer GPUs
   std::vector<double> fastest_nic_port_;   // per node: its widest NIC-to-switch cable, bytes/s
+  bool relays_to_peer_nic_ = true;         // PXN: sending through the receiver's rail GPU's NIC
 };
 
 }  // namespace ccforge::topo

@@ -13,22 +13,31 @@ namespace {
 constexpr long kMaxExpansions = 200'000;
 
 // As ncclTopoSearchRec: depth first over the rings of all channels, so a ring that blocks later
-// channels is revisited; keeps the largest set found and stops at `bound`.
+// channels is revisited; keeps the largest set found and stops at `bound`. With `starts`, each channel's
+// shape is a Hamiltonian path from its start (the GPU its NIC feeds) to a GPU that ends no other path
+// and is one of `ends` (it leaves through its own NIC); without, a cycle from GPU 0.
 struct MeshSearch {
   int p = 0;
   std::size_t bound = 0;
   std::vector<std::vector<int>> capacity;  // [src][dst]: rings the direct link can still carry
+  std::vector<int> starts;                 // paths: channel k's first GPU
+  std::vector<char> may_end;               // paths: GPUs a path may end at (not yet ended at)
   std::vector<std::vector<int>> rings;     // completed rings of this branch
   std::vector<std::vector<int>> best;
   std::vector<int> ring;
   std::vector<char> used;
   long expansions = 0;
 
+  bool paths() const { return !starts.empty(); }
+
   // True when the search is over (bound reached or budget spent).
   bool extend() {
     if (++expansions > kMaxExpansions) return true;
     const int at = ring.back();
-    if (static_cast<int>(ring.size()) == p) return capacity[at][ring.front()] > 0 && close_ring();
+    if (static_cast<int>(ring.size()) == p) {
+      if (paths()) return may_end[static_cast<std::size_t>(at)] != 0 && close_ring();
+      return capacity[at][ring.front()] > 0 && close_ring();
+    }
     std::vector<int> next;
     for (int r = 0; r < p; ++r) {
       if (used[r] == 0 && capacity[at][r] > 0) next.push_back(r);
@@ -50,23 +59,33 @@ struct MeshSearch {
   // The ring in progress is complete: record it and search the next channel's ring on what is left.
   bool close_ring() {
     const int last = ring.back();
-    --capacity[last][ring.front()];
+    if (paths())
+      may_end[static_cast<std::size_t>(last)] = 0;
+    else
+      --capacity[last][ring.front()];
     rings.push_back(ring);
     if (rings.size() > best.size()) best = rings;
     bool done = best.size() >= bound;
     if (!done) {
       const std::vector<int> saved_ring = ring;
       const std::vector<char> saved_used = used;
-      ring = {0};
-      used.assign(p, 0);
-      used[0] = 1;
+      start(paths() ? starts[rings.size()] : 0);
       done = extend();
       ring = saved_ring;
       used = saved_used;
     }
     rings.pop_back();
-    ++capacity[last][ring.front()];
+    if (paths())
+      may_end[static_cast<std::size_t>(last)] = 1;
+    else
+      ++capacity[last][ring.front()];
     return done;
+  }
+
+  void start(int gpu) {
+    ring = {gpu};
+    used.assign(static_cast<std::size_t>(p), 0);
+    used[static_cast<std::size_t>(gpu)] = 1;
   }
 };
 
@@ -75,8 +94,8 @@ struct MeshSearch {
 namespace {
 
 // The rings over GPUs 0 .. p-1 (one node: all of it; a cluster: node 0, whose ranks are its local
-// indices), on their direct links.
-std::vector<std::vector<int>> rings_over_first(const topo::Topology& topo, int p) {
+// indices), on their direct links; with `entries`, paths from each entry to another (MeshSearch).
+std::vector<std::vector<int>> rings_over_first(const topo::Topology& topo, int p, const std::vector<int>& entries = {}) {
   if (p < 2 || topo.has_nvswitch()) return {};
   // Direct links: the best route between the pair is one link from GPU to GPU.
   std::vector<std::vector<double>> bandwidth(p, std::vector<double>(p, 0.0));
@@ -101,6 +120,16 @@ std::vector<std::vector<int>> rings_over_first(const topo::Topology& topo, int p
       if (bandwidth[a][b] > 0.0) search.capacity[a][b] = static_cast<int>(std::floor(bandwidth[a][b] / slowest + 1e-9));
     }
   }
+  if (!entries.empty()) {
+    // One path per NIC, ending where another NIC takes it out.
+    search.starts = entries;
+    search.may_end.assign(static_cast<std::size_t>(p), 0);
+    for (int e : entries) search.may_end[static_cast<std::size_t>(e)] = 1;
+    search.bound = entries.size();
+    search.start(entries.front());
+    search.extend();
+    return search.best;
+  }
   // No GPU can send more rings than its links carry.
   search.bound = std::numeric_limits<std::size_t>::max();
   for (int a = 0; a < p; ++a) {
@@ -108,11 +137,19 @@ std::vector<std::vector<int>> rings_over_first(const topo::Topology& topo, int p
     for (int b = 0; b < p; ++b) out += static_cast<std::size_t>(search.capacity[a][b]);
     search.bound = std::min(search.bound, out);
   }
-  search.ring = {0};
-  search.used.assign(p, 0);
-  search.used[0] = 1;
+  search.start(0);
   search.extend();
   return search.best;
+}
+
+// Whether a crossing from node 0 to node 1 relays over a direct link to the GPU of the receiver's rail
+// (NCCL's PXN) rather than leaving from the sender's own NIC (RCCL below 64 ranks: topology/src/routes.cpp).
+bool crossings_relay(const topo::Topology& topo) {
+  const int g = topo.gpus_per_node();
+  const topo::Route& r = topo.route(0, g + 1);
+  if (r.links.empty()) return true;
+  const topo::LinkKind first = topo.link(r.links.front()).kind;
+  return first == topo::LinkKind::Xgmi || first == topo::LinkKind::NvLink;
 }
 
 }  // namespace
@@ -122,9 +159,9 @@ std::vector<std::vector<int>> mesh_rings(const topo::Topology& topo) {
   return rings_over_first(topo, topo.num_gpus());
 }
 
-std::vector<std::vector<int>> node_mesh_rings(const topo::Topology& topo) {
-  if (topo.num_nodes() < 2) return {};
-  return rings_over_first(topo, topo.gpus_per_node());
+std::vector<std::vector<int>> node_mesh_rings(const topo::Topology& topo, const std::vector<int>& entries) {
+  if (topo.num_nodes() < 2 || topo.gpus_per_node() < 2 || topo.has_nvswitch()) return {};
+  return rings_over_first(topo, topo.gpus_per_node(), crossings_relay(topo) ? std::vector<int>{} : entries);
 }
 
 }  // namespace ccforge::sim

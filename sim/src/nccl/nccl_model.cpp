@@ -93,27 +93,47 @@ double nvls_tree_bus_bw(const NcclView& v) {
 bool gather_like(ir::Collective c) { return c == ir::Collective::AllGather || c == ir::Collective::ReduceScatter; }
 bool broadcast_or_reduce(ir::Collective c) { return c == ir::Collective::Broadcast || c == ir::Collective::Reduce; }
 
-// RCCL on its hand-matched node (rccl_tuning.hpp): busBw = totalBw x bwRatio; ring for every ring
-// collective, tree for allreduce only and never Simple on one gfx94 node.
+// RCCL on its hand-matched nodes (rccl_tuning.hpp): busBw = totalBw x bwRatio (its row for up to 2
+// nodes or more); ring for every ring collective, tree for allreduce only and never Simple on one gfx94
+// node (tuning.cc skips tree Simple where the node's GPUs are all the ranks).
 double rccl_bus_bw(const NcclView& v, ir::Collective coll, int algo, int proto) {
   const RcclTuning& r = *v.rccl;
+  const auto& ratio = v.nnodes <= 2 ? r.bw_ratio : r.bw_ratio_many;
   if (algo == kRing && ring_capable(coll)) {
-    const bool ll_boost = proto == kLL && broadcast_or_reduce(coll);
-    return v.intra_bw_gbs * r.bw_ratio[kRcclRing][proto] * (ll_boost ? r.bcast_reduce_ring_ll : 1.0);
+    const bool ll_boost = proto == kLL && broadcast_or_reduce(coll) && v.nnodes == 1;
+    return v.intra_bw_gbs * ratio[kRcclRing][proto] * (ll_boost ? r.bcast_reduce_ring_ll : 1.0);
   }
-  if (algo == kTree && coll == ir::Collective::AllReduce && proto != kSimple) {
-    return v.intra_bw_gbs * r.bw_ratio[kRcclTree][proto];
+  if (algo == kTree && coll == ir::Collective::AllReduce && (proto != kSimple || v.nnodes > 1)) {
+    return v.intra_bw_gbs * ratio[kRcclTree][proto];
   }
   return 0.0;
 }
 
+int log2_floor(int n) {
+  int l = 0;
+  while ((2 << l) <= n) ++l;
+  return l;
+}
+
 // Broadcast and reduce pay one step latency: the model graph keeps sameChannels = 1 (ROCm/rccl @0cbce2a
 // src/graph/search.cc ncclTopoCompute sets it before matching rome models, whose parsers leave it), and
-// tuning.cc then adds `lat` once instead of nsteps x lat.
+// tuning.cc then adds `lat` once instead of nsteps x lat, the network's across nodes. Across nodes a
+// ring's other steps cost at least the proxy's post (x3 for Simple) and its inter-node steps (2 x nodes
+// for allreduce at this commit, nodes - 1 for allgather/reducescatter) hwLat[NET]; a tree's log2(nodes)
+// levels each way pay hwLat[NET].
 double rccl_latency_us(const NcclView& v, ir::Collective coll, int algo, int proto) {
   const RcclTuning& r = *v.rccl;
-  if (algo == kTree) return r.base_lat[kRcclTree][proto] + 2 * (v.ppn - 1) * r.xgmi_lat[kRcclTree][proto];
-  return r.base_lat[kRcclRing][proto] + (broadcast_or_reduce(coll) ? 1 : nsteps(coll, v.nranks)) * r.xgmi_lat[kRcclRing][proto];
+  const bool across = v.nnodes > 1;
+  if (algo == kTree) {
+    return r.base_lat[kRcclTree][proto] +
+           2 * ((v.ppn - 1) * r.xgmi_lat[kRcclTree][proto] + log2_floor(v.nnodes) * r.net_lat[kRcclTree][proto]);
+  }
+  const double base = r.base_lat[kRcclRing][proto];
+  if (broadcast_or_reduce(coll)) return base + (across ? r.net_lat : r.xgmi_lat)[kRcclRing][proto];
+  double intra = r.xgmi_lat[kRcclRing][proto];
+  if (across) intra = std::max(intra, kNetOverheadUs * (proto == kSimple ? 3 : 1));
+  const int inter = !across ? 0 : coll == ir::Collective::AllReduce ? 2 * v.nnodes : v.nnodes - 1;
+  return base + (nsteps(coll, v.nranks) - inter) * intra + inter * r.net_lat[kRcclRing][proto];
 }
 
 // Bus bandwidth NCCL assigns to (algo, proto), GB/s; 0 when NCCL would not run it.
@@ -148,12 +168,6 @@ double bus_bw(const NcclView& v, ir::Collective coll, int algo, int proto) {
     return bw * v.tables->pat_bw_factor;
   }
   return 0.0;  // CollNet: no SHARP fabric modelled
-}
-
-int log2_floor(int n) {
-  int l = 0;
-  while ((2 << l) <= n) ++l;
-  return l;
 }
 
 double latency_us(const NcclView& v, ir::Collective coll, int algo, int proto) {
@@ -256,7 +270,7 @@ NcclView make_view(const topo::Topology& topo, const SimParams& sim_params) {
   v.nvswitch = topo.has_nvswitch();
   v.nvls_heads = static_cast<int>(nvls_connected_heads(topo).size());
   v.ll128_built = g.arch != topo::GpuArch::Cdna3;
-  if (v.nnodes == 1 && rccl_msccl_node(topo)) {
+  if (rccl_msccl_node(topo) || rccl_tuned_cluster(topo)) {
     // rome_models.cc: the model graph's nChannels x bwIntra is totalBw, the GPU's xGMI links at RCCL's width.
     v.rccl = &kRcclTuningModel5;
     v.intra_bw_gbs = links * v.rccl->xgmi_link_gbs;
@@ -275,14 +289,15 @@ std::optional<double> model_time_us(const NcclView& v, ir::Collective coll, int 
   const double bus = bus_bw(v, coll, algo, proto);
   if (bus <= 0.0 || v.nranks < 2) return std::nullopt;
   double algbw = bus * algbw_ratio(v, coll, algo);
+  const int idx = static_cast<int>(std::log2(std::max(bytes, 64.0) / 64.0));
   if (algo == kTree) {
-    const int idx = static_cast<int>(std::log2(std::max(bytes, 64.0) / 64.0));
     if (v.rccl) {
       algbw *= v.rccl->tree_correction[proto][std::min(idx, 26)];
     } else if (idx < kTreeCorrectionSizes) {
       algbw *= kTreeCorrection[proto][idx];
     }
   }
+  if (algo == kRing && v.rccl && v.nnodes > 1) algbw *= v.rccl->ring_correction[proto][std::min(idx, 26)];
   return latency_us(v, coll, algo, proto) + bytes / (1000.0 * algbw);
 }
 

@@ -196,7 +196,7 @@ SimResult simulate_nccl_point(const topo::Topology& topo, ir::Collective coll, c
   // The chunk loop repeats: where the run provably becomes periodic, the rest is added in closed form
   // (engine.hpp run_extrapolated, exact). A trace shows every chunk.
   std::uint64_t chunks = 0;
-  if (choice.algo == NcclAlgo::Tree) chunks = nccl::tree_chunks(ncall);
+  if (choice.algo == NcclAlgo::Tree) chunks = nccl::tree_chunks(ncall, topo, params.table);
   if (choice.algo == NcclAlgo::Ring) chunks = nccl::ring_chunks(ncall, topo.num_gpus());
   const EngineStats stats = chunks > 0 ? run_extrapolated(chunks, trace == nullptr, lower_and_run)
                                        : lower_and_run(nccl::kAllChunks);

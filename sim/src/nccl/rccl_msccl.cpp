@@ -40,16 +40,34 @@ constexpr double kAssumedElementBytes = 4;
 
 }  // namespace
 
-bool rccl_msccl_node(const topo::Topology& topo) {
-  if (topo.num_nodes() != 1 || topo.num_gpus() != kModelGpus) return false;
-  for (int a = 0; a < kModelGpus; ++a) {
+namespace {
+
+// The 8 GPUs of `node` are CDNA3 and every pair is joined by one xGMI link (connMatrix all ones off the
+// diagonal, nLinks 7: rome_model_79, 81 and 84).
+bool xgmi_mesh_node(const topo::Topology& topo, int node) {
+  if (topo.gpus_per_node() != kModelGpus) return false;
+  const int first = node * kModelGpus;
+  for (int a = first; a < first + kModelGpus; ++a) {
     if (topo.gpu(a).arch != topo::GpuArch::Cdna3) return false;
-    for (int b = 0; b < kModelGpus; ++b) {
+    for (int b = first; b < first + kModelGpus; ++b) {
       if (a == b) continue;
       const topo::Route& r = topo.route(a, b);
       if (r.links.size() != 1 || topo.link(r.links.front()).kind != topo::LinkKind::Xgmi) return false;
     }
   }
+  return true;
+}
+
+}  // namespace
+
+bool rccl_msccl_node(const topo::Topology& topo) { return topo.num_nodes() == 1 && xgmi_mesh_node(topo, 0); }
+
+// rome_model_81 (8 NICs) and rome_model_84 (16 NICs) are that node with a NIC behind every GPU's PCIe
+// switch; cluster files repeat one node, so node 0 stands for all.
+bool rccl_tuned_cluster(const topo::Topology& topo) {
+  if (topo.num_nodes() < 2 || !xgmi_mesh_node(topo, 0)) return false;
+  for (int a = 0; a < kModelGpus; ++a)
+    if (!topo.gpu(a).nearest_nic) return false;
   return true;
 }
 

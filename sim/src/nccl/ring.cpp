@@ -205,7 +205,7 @@ void lower_ring(Lowering& low, const NcclCall& call, bool fold) {
   const ChunkLoop loop = ring_loop(call, low.topo().num_gpus());
   // Channels with the same ring are identical: simulate one, weighted by how many it stands for.
   const std::vector<int> entries = low.topo().num_nodes() > 1 ? rail_entries(low.topo()) : std::vector<int>{};
-  const std::vector<std::vector<int>> node_cycles = node_mesh_rings(low.topo());
+  const std::vector<std::vector<int>> node_cycles = node_mesh_rings(low.topo(), entries);
   int distinct = low.topo().num_nodes() == 1 ? 1 : std::min(call.nchannels, multi_node_ring_count(entries, node_cycles));
   if (!mesh.empty()) distinct = std::min(call.nchannels, static_cast<int>(mesh.size()));
   std::vector<std::vector<int>> orders;

@@ -1,6 +1,7 @@
 #include <fmt/core.h>
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <optional>
 
@@ -12,6 +13,7 @@
 #include "nccl_lowering.hpp"
 #include "send_order.hpp"
 #include "trees.hpp"
+#include "tuning_tables.hpp"
 
 namespace ccforge::sim::nccl {
 namespace {
@@ -176,33 +178,52 @@ std::optional<FoldedSends> fold_rotations(Lowering& low, int which) {
   return out;
 }
 
+// NCCL's tree chunk: one protocol step (calcBytePerStep, ir::step_bytes); Simple halves it while a
+// channel would have fewer than depth x 8 / x 4 / x 1 chunks, down to 128 / 64 / 32 KiB, in the NCCL
+// versions whose tables say so (TuningConstants::tree_simple_chunk_by_depth) and in RCCL (ROCm/rccl
+// @0cbce2a src/enqueue.cc computeCollChunkInfo). The depth is NCCL's estimate (src/graph/connect.cc:
+// ranks per node - 1 + log2(nodes)).
+double tree_chunk_bytes(const NcclCall& call, const topo::Topology& topo, const ParamTable& params) {
+  double chunk = static_cast<double>(ir::step_bytes(call.proto));
+  const bool rccl = topo.gpu(0).arch == topo::GpuArch::Cdna3;
+  if (call.proto != ir::Protocol::Simple || (!rccl && !tuning_tables_for(params.get("sim.nccl.version"))->tree_simple_chunk_by_depth))
+    return chunk;
+  int log2_nodes = 0;
+  while ((2 << log2_nodes) <= topo.num_nodes()) ++log2_nodes;
+  const double depth = topo.gpus_per_node() - 1 + log2_nodes;
+  auto chunks_per_channel = [&] { return std::floor(call.bytes / (call.nchannels * chunk)); };
+  while (chunks_per_channel() < depth * 8 && chunk > 131072) chunk /= 2;
+  while (chunks_per_channel() < depth * 4 && chunk > 65536) chunk /= 2;
+  while (chunks_per_channel() < depth && chunk > 32768) chunk /= 2;
+  return chunk;
+}
+
 }  // namespace
 
-std::uint64_t tree_chunks(const NcclCall& call) {
-  return chunk_loop(call.bytes / call.nchannels, static_cast<double>(ir::step_bytes(call.proto))).count;
+std::uint64_t tree_chunks(const NcclCall& call, const topo::Topology& topo, const ParamTable& params) {
+  return chunk_loop(call.bytes / call.nchannels, tree_chunk_bytes(call, topo, params)).count;
 }
 
 void lower_tree(Lowering& low, const NcclCall& call, bool fold) {
   const ProtocolCosts costs = protocol_costs(low.params(), call.proto, low.arch());
   const topo::Topology& topo = low.topo();
-  // NCCL tree chunk: one protocol step (calcBytePerStep, ir::step_bytes).
-  const ChunkLoop loop = chunk_loop(call.bytes / call.nchannels, static_cast<double>(ir::step_bytes(call.proto)));
+  const ChunkLoop loop = chunk_loop(call.bytes / call.nchannels, tree_chunk_bytes(call, topo, low.params()));
   // Channel c runs tree c % 2 with its node chains in the order of multi-node ring c / 2 (starting at a
   // GPU with a NIC in service; on mesh nodes along that ring's cycle: sim/node_rings.hpp), so that
   // channels leave and enter nodes through different GPUs and NICs and cross mesh nodes on different
   // links. Inside one node both trees are the same chain and every channel runs it. Channels with the
   // same shape are simulated once, weighted by their count.
   const std::vector<int> entries = rail_entries(topo);
-  const std::vector<std::vector<int>> node_cycles = node_mesh_rings(topo);
+  const std::vector<std::vector<int>> node_cycles = node_mesh_rings(topo, entries);
   const int orders = multi_node_ring_count(entries, node_cycles);
   const int shapes = topo.num_nodes() == 1 ? 1 : std::min(call.nchannels, 2 * orders);
   std::vector<TreeChannel> channels;
   channels.reserve(static_cast<std::size_t>(shapes));
-  // Across nodes the rotations of a tree are images of one another: where that is exact, one rotation
-  // per tree stands for all.
+  // Across switched nodes the rotations of a tree are images of one another: where that is exact, one
+  // rotation per tree stands for all. Mesh nodes' chains follow their searched orders, not rotations.
   const int g = topo.gpus_per_node();
   std::optional<FoldedSends> tree0, tree1;
-  if (fold && shapes == 2 * g && g > 1 && call.nchannels % shapes == 0 && costs.gpu_bytes_per_s == 0.0) {
+  if (fold && node_cycles.empty() && shapes == 2 * g && g > 1 && call.nchannels % shapes == 0 && costs.gpu_bytes_per_s == 0.0) {
     tree0 = fold_rotations(low, 0);
     if (tree0) tree1 = fold_rotations(low, 1);
   }

@@ -67,6 +67,10 @@ struct TuningConstants {
   // NVLSTree's largest chunk (src/enqueue.cc, NCCL_ALGO_NVLS_TREE), bytes; and from 4 nodes on.
   double nvls_tree_chunk;
   double nvls_tree_chunk_4_nodes;
+  // Tree Simple halves its chunk (from the 512 KiB step) until each channel has tree-depth x 8, x 4, x 1
+  // chunks, down to 128, 64, 32 KiB (src/enqueue.cc computeColl, v2.18.3-1 and v2.19.3-1; gone from
+  // v2.20.3-1 on, where only tree LL128 adapts its chunk).
+  bool tree_simple_chunk_by_depth;
 };
 
 // treeCorrectionFactor[proto][log2(bytes >> 6)], 64 B .. 256 MB (the same at every carried tag).

@@ -35,6 +35,7 @@ inline constexpr TuningConstants kNccl2_18_3 = {
     // v2.18.3-1 src/enqueue.cc: NVLSTree starts from the Simple step (512 KiB) at any node count.
     512.0 * 1024,
     512.0 * 1024,
+    true,
 };
 
 // NCCL 2.21.5 (v2.21.5-1; v2.22.3-1's tuning.cc, topo.h and enqueue.cc thinning carry the same numbers
@@ -76,6 +77,7 @@ inline constexpr TuningConstants kNccl2_21_5 = [] {
   // (NCCL_NVLSTREE_MAX_CHUNKSIZE -2); the same from v2.21.5-1 to v2.28.9-1.
   t.nvls_tree_chunk = 128.0 * 1024;
   t.nvls_tree_chunk_4_nodes = 64.0 * 1024;
+  t.tree_simple_chunk_by_depth = false;
   return t;
 }();
 

@@ -36,6 +36,7 @@ inline constexpr TuningConstants kNccl2_28_9 = {
     // src/enqueue.cc NVLSTree chunk: nvlsChunkSize 128 KiB, 64 KiB from 4 nodes.
     128.0 * 1024,
     64.0 * 1024,
+    false,
 };
 
 }  // namespace ccforge::sim::nccl

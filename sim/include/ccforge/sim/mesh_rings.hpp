@@ -23,7 +23,13 @@ std::vector<std::vector<int>> mesh_rings(const topo::Topology& topo);
 // The same rings over the local GPUs of one node of a cluster of such nodes (found on node 0; cluster
 // files repeat one node), as cycles of local indices: NCCL's multi-node search charges each channel's
 // path to the links it crosses inside the node too, so channels that enter a mesh node at different GPUs
-// also cross it on different links (node_rings.hpp). Empty for one node, or nodes that are not meshes.
-std::vector<std::vector<int>> node_mesh_rings(const topo::Topology& topo);
+// also cross it on different links (node_rings.hpp). Where a crossing leaves from the sender's own NIC
+// instead of relaying to the receiver's rail (RCCL below 64 ranks, topology/src/routes.cpp), the last
+// link of a cycle would go unused: then each shape is a Hamiltonian path from one of `entries`
+// (rail_entries) to another, link-disjoint, every path ending at a different GPU, so that each NIC takes
+// one channel in and one out, as RCCL's hand-made MI300X layout with 8 NICs does (ROCm/rccl
+// src/graph/rome_models.cc rome_model_81: 8 rings "N0 0 1 2 3 4 5 6 7 N7|N1 1 0 2 4 3 5 7 6 N6|...",
+// repeated rotated to 64 channels). Empty for one node, or nodes that are not meshes.
+std::vector<std::vector<int>> node_mesh_rings(const topo::Topology& topo, const std::vector<int>& entries);
 
 }  // namespace ccforge::sim
