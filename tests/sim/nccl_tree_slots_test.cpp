@@ -126,5 +126,19 @@ TEST(NcclTreeChunk, SimpleShrinksWithTheTreeDepthWhereTheRuntimeDoes) {
   EXPECT_EQ(nccl::tree_chunks(ll, ndv5_x2(), v218.table), nccl::tree_chunks(ll, ndv5_x2(), v226.table));
 }
 
+// Broadcast and reduce chains move one step (512 KiB of Simple) per chunk (NCCL's BROADCAST_/REDUCE_
+// CHUNKSTEPS 1), not the ring's 4-step chunk; RCCL halves it while a channel gets fewer than 64 / 32 /
+// 16 / 8 chunks. 64 MiB over 16 channels: NCCL 8 chunks; RCCL 256 KiB (16 < 64), then 128 KiB (32).
+TEST(NcclChainChunk, BroadcastAndReduceMoveOneStepPerChunk) {
+  const double bytes = 64.0 * 1024 * 1024;
+  for (ir::Collective coll : {ir::Collective::Broadcast, ir::Collective::Reduce}) {
+    const nccl::NcclCall call{coll, bytes, ir::Protocol::Simple, 16};
+    EXPECT_EQ(nccl::ring_chunks(call, load("ndv5.xml")), 8u) << ir::to_string(coll);
+    EXPECT_EQ(nccl::ring_chunks(call, load("mi300x.xml")), 32u) << ir::to_string(coll);
+  }
+  // Allreduce keeps 4-step chunks of each rank's share: 64 MiB / 8 ranks / 16 channels = one 2 MiB chunk.
+  EXPECT_EQ(nccl::ring_chunks(nccl::NcclCall{ir::Collective::AllReduce, bytes, ir::Protocol::Simple, 16}, load("ndv5.xml")), 1u);
+}
+
 }  // namespace
 }  // namespace ccforge::sim

@@ -25,8 +25,8 @@ struct NcclCall {
 // same ring as a pipelined chain from or to the root. `fold`: across nodes, run one ring for all distinct
 // rings when they are exact images of one another (copy_folding.hpp); false runs every ring.
 void lower_ring(Lowering& low, const NcclCall& call, bool fold = true);
-// Chunks per channel of lower_ring's loop on `p` ranks.
-std::uint64_t ring_chunks(const NcclCall& call, int p);
+// Chunks per channel of lower_ring's loop.
+std::uint64_t ring_chunks(const NcclCall& call, const topo::Topology& topo);
 
 // Tree allreduce (NCCL's double binary tree, trees.hpp; inside one node a chain): reduce up to the
 // root, broadcast back down, pipelined per step-sized chunk. `fold`: across nodes, run one rotation of each tree for all where that is exact (copy_folding.hpp).

@@ -197,7 +197,7 @@ SimResult simulate_nccl_point(const topo::Topology& topo, ir::Collective coll, c
   // (engine.hpp run_extrapolated, exact). A trace shows every chunk.
   std::uint64_t chunks = 0;
   if (choice.algo == NcclAlgo::Tree) chunks = nccl::tree_chunks(ncall, topo, params.table);
-  if (choice.algo == NcclAlgo::Ring) chunks = nccl::ring_chunks(ncall, topo.num_gpus());
+  if (choice.algo == NcclAlgo::Ring) chunks = nccl::ring_chunks(ncall, topo);
   const EngineStats stats = chunks > 0 ? run_extrapolated(chunks, trace == nullptr, lower_and_run)
                                        : lower_and_run(nccl::kAllChunks);
   if (stats.unfinished > 0) {

@@ -17,17 +17,35 @@ namespace {
 
 // NCCL ring chunking (src/device/all_reduce.h, all_gather.h; src/include/collectives.h
 // ALLREDUCE_CHUNKSTEPS NCCL_STEPS/2, ALLREDUCE_SLICESTEPS NCCL_STEPS/4): Simple moves a chunk of
-// 4 steps in 2 slices; LL and LL128 one step per chunk.
+// 4 steps in 2 slices; LL and LL128 one step per chunk. Broadcast and reduce (BROADCAST_/REDUCE_
+// CHUNKSTEPS and SLICESTEPS 1, the same at v2.18.3-1 and v2.26.2-1) move one step per chunk in every
+// protocol; RCCL then halves a Simple chain's chunk while a channel would get fewer than 64 / 32 / 16 / 8
+// chunks, down to 256 / 128 / 64 / 32 KiB (ROCm/rccl @0cbce2a src/enqueue.cc computeCollChunkInfo,
+// ncclPatternPipelineFrom/To).
 struct RingChunking {
   double chunk_bytes;
   int slices;
   int steps_per_slice;  // FIFO slots one slice occupies
 };
-RingChunking ring_chunking(ir::Protocol proto) {
-  const double step = static_cast<double>(ir::step_bytes(proto));
-  if (proto != ir::Protocol::Simple) return {step, 1, 1};
-  constexpr int kChunkSteps = ir::kNcclSteps / 2, kSliceSteps = ir::kNcclSteps / 4;
-  return {step * kChunkSteps, kChunkSteps / kSliceSteps, kSliceSteps};
+
+bool is_chain(ir::Collective coll) { return coll == ir::Collective::Broadcast || coll == ir::Collective::Reduce; }
+
+RingChunking ring_chunking(const NcclCall& call, const topo::Topology& topo) {
+  const double step = static_cast<double>(ir::step_bytes(call.proto));
+  if (call.proto != ir::Protocol::Simple) return {step, 1, 1};
+  if (!is_chain(call.coll)) {
+    constexpr int kChunkSteps = ir::kNcclSteps / 2, kSliceSteps = ir::kNcclSteps / 4;
+    return {step * kChunkSteps, kChunkSteps / kSliceSteps, kSliceSteps};
+  }
+  double chunk = step;
+  if (topo.gpu(0).arch == topo::GpuArch::Cdna3) {
+    auto chunks_per_channel = [&] { return std::floor(call.bytes / (call.nchannels * chunk)); };
+    while (chunks_per_channel() < 64 && chunk > 262144) chunk /= 2;
+    while (chunks_per_channel() < 32 && chunk > 131072) chunk /= 2;
+    while (chunks_per_channel() < 16 && chunk > 65536) chunk /= 2;
+    while (chunks_per_channel() < 8 && chunk > 32768) chunk /= 2;
+  }
+  return {chunk, 1, 1};
 }
 
 // Ring order of channel c: on a direct-link mesh the c-th of the searched rings (sim/mesh_rings.hpp);
@@ -71,7 +89,7 @@ class RingChannel {
         positions_(folded != nullptr ? folded->positions : static_cast<int>(order_.size())),
         weight_(weight),
         folded_paths_(folded != nullptr ? folded->paths : nullptr),
-        chunking_(ring_chunking(call.proto)),
+        chunking_(ring_chunking(call, low.topo())),
         steps_(ring_steps(call.coll, low.topo().num_gpus())) {
     const int p = static_cast<int>(order_.size());
     label_ = low.graph().add_label("ring step");
@@ -141,7 +159,7 @@ class ChainChannel {
       : low_(low), costs_(costs), order_(std::move(order)), weight_(weight), to_root_(call.coll == ir::Collective::Reduce) {
     const int p = low.topo().num_gpus();
     std::rotate(order_.begin(), std::find(order_.begin(), order_.end(), call.root), order_.end());
-    const RingChunking chunking = ring_chunking(call.proto);
+    const RingChunking chunking = ring_chunking(call, low.topo());
     label_ = low.graph().add_label(to_root_ ? "reduce hop" : "broadcast hop");
     prev_.resize(p - 1);
     order_of_.assign(p - 1, SendOrder(chunking.steps_per_slice * chunking.slices));
@@ -175,12 +193,10 @@ class ChainChannel {
   std::vector<int> tracks_;
 };
 
-bool is_chain(ir::Collective coll) { return coll == ir::Collective::Broadcast || coll == ir::Collective::Reduce; }
-
 // The chunk loop of one channel: a chain moves the channel's whole buffer, a ring each rank's share.
-ChunkLoop ring_loop(const NcclCall& call, int p) {
-  const double chunk = ring_chunking(call.proto).chunk_bytes;
-  return chunk_loop(is_chain(call.coll) ? call.bytes / call.nchannels : rank_share(call, p), chunk);
+ChunkLoop ring_loop(const NcclCall& call, const topo::Topology& topo) {
+  const double chunk = ring_chunking(call, topo).chunk_bytes;
+  return chunk_loop(is_chain(call.coll) ? call.bytes / call.nchannels : rank_share(call, topo.num_gpus()), chunk);
 }
 
 // The fold of the distinct rings (ring_folding.hpp), or nullopt to run each on its own routes.
@@ -196,13 +212,13 @@ std::optional<RingFold> fold_distinct_rings(Lowering& low, const ProtocolCosts& 
 
 }  // namespace
 
-std::uint64_t ring_chunks(const NcclCall& call, int p) { return ring_loop(call, p).count; }
+std::uint64_t ring_chunks(const NcclCall& call, const topo::Topology& topo) { return ring_loop(call, topo).count; }
 
 void lower_ring(Lowering& low, const NcclCall& call, bool fold) {
   const ProtocolCosts costs = protocol_costs(low.params(), call.proto, low.arch());
   const bool chain = is_chain(call.coll);
   const std::vector<std::vector<int>> mesh = mesh_rings(low.topo());
-  const ChunkLoop loop = ring_loop(call, low.topo().num_gpus());
+  const ChunkLoop loop = ring_loop(call, low.topo());
   // Channels with the same ring are identical: simulate one, weighted by how many it stands for.
   const std::vector<int> entries = low.topo().num_nodes() > 1 ? rail_entries(low.topo()) : std::vector<int>{};
   const std::vector<std::vector<int>> node_cycles = node_mesh_rings(low.topo(), entries);
