@@ -15,7 +15,7 @@ constexpr long kMaxExpansions = 200'000;
 // As ncclTopoSearchRec: depth first over the rings of all channels, so a ring that blocks later
 // channels is revisited; keeps the largest set found and stops at `bound`. With `starts`, each channel's
 // shape is a Hamiltonian path from its start (the GPU its NIC feeds) to a GPU that ends no other path
-// and is one of `ends` (it leaves through its own NIC); without, a cycle from GPU 0.
+// and may end one (`may_end`: it leaves through its own NIC); without, a cycle from GPU 0.
 struct MeshSearch {
   int p = 0;
   std::size_t bound = 0;

@@ -38,10 +38,6 @@ constexpr int kModelGpus = 8;  // rome_model_79 .nGpus
 // nccl_choose does not see the element type; nccl-tests' sizes are checked as 4-byte (float) elements.
 constexpr double kAssumedElementBytes = 4;
 
-}  // namespace
-
-namespace {
-
 // The 8 GPUs of `node` are CDNA3 and every pair is joined by one xGMI link (connMatrix all ones off the
 // diagonal, nLinks 7: rome_model_79, 81 and 84).
 bool xgmi_mesh_node(const topo::Topology& topo, int node) {
