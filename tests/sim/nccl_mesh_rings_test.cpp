@@ -6,6 +6,7 @@
 #include <set>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "ccforge/sim/mesh_rings.hpp"
 #include "ccforge/sim/node_rings.hpp"
@@ -112,6 +113,13 @@ TEST(NcclMeshRings, ChannelsCrossMeshNodesOnDisjointLinks) {
   ASSERT_EQ(entries.size(), 8u);
   const auto paths = node_mesh_rings(topo, entries);
   ASSERT_EQ(paths.size(), 8u);
+  // With distinct ends and distinct second GPUs (a tree channel's second NIC is its ring's second GPU's)
+  // the search finds RCCL's own hand-made layout: ROCm/rccl @0cbce2a src/graph/rome_models.cc
+  // rome_model_81 .ringBase, its first eight rings without the NICs.
+  const std::vector<std::vector<int>> rome_model_81 = {
+      {0, 1, 2, 3, 4, 5, 6, 7}, {1, 0, 2, 4, 3, 5, 7, 6}, {2, 5, 0, 3, 6, 1, 7, 4}, {3, 7, 0, 4, 2, 1, 6, 5},
+      {4, 6, 2, 7, 3, 0, 5, 1}, {5, 4, 7, 1, 3, 2, 6, 0}, {6, 3, 1, 4, 0, 7, 5, 2}, {7, 2, 0, 6, 4, 1, 5, 3}};
+  EXPECT_EQ(paths, rome_model_81);
   const int rings = multi_node_ring_count(entries, paths);
   EXPECT_EQ(rings, 8);
   std::map<std::uint32_t, int> uses;  // link -> channels crossing it

@@ -15,13 +15,15 @@ constexpr long kMaxExpansions = 200'000;
 // As ncclTopoSearchRec: depth first over the rings of all channels, so a ring that blocks later
 // channels is revisited; keeps the largest set found and stops at `bound`. With `starts`, each channel's
 // shape is a Hamiltonian path from its start (the GPU its NIC feeds) to a GPU that ends no other path
-// and may end one (`may_end`: it leaves through its own NIC); without, a cycle from GPU 0.
+// and may end one (`may_end`: it leaves through its own NIC), through a second GPU that is no other
+// path's second (a tree channel's second network link leaves from it); without, a cycle from GPU 0.
 struct MeshSearch {
   int p = 0;
   std::size_t bound = 0;
   std::vector<std::vector<int>> capacity;  // [src][dst]: rings the direct link can still carry
   std::vector<int> starts;                 // paths: channel k's first GPU
   std::vector<char> may_end;               // paths: GPUs a path may end at (not yet ended at)
+  std::vector<char> second_taken;          // paths: GPUs already second on a path
   std::vector<std::vector<int>> rings;     // completed rings of this branch
   std::vector<std::vector<int>> best;
   std::vector<int> ring;
@@ -38,16 +40,19 @@ struct MeshSearch {
       if (paths()) return may_end[static_cast<std::size_t>(at)] != 0 && close_ring();
       return capacity[at][ring.front()] > 0 && close_ring();
     }
+    const bool second = paths() && ring.size() == 1;
     std::vector<int> next;
     for (int r = 0; r < p; ++r) {
-      if (used[r] == 0 && capacity[at][r] > 0) next.push_back(r);
+      if (used[r] == 0 && capacity[at][r] > 0 && !(second && second_taken[static_cast<std::size_t>(r)] != 0)) next.push_back(r);
     }
     std::stable_sort(next.begin(), next.end(), [&](int a, int b) { return capacity[at][a] > capacity[at][b]; });
     for (int r : next) {
       ring.push_back(r);
       used[r] = 1;
       --capacity[at][r];
+      if (second) second_taken[static_cast<std::size_t>(r)] = 1;
       const bool done = extend();
+      if (second) second_taken[static_cast<std::size_t>(r)] = 0;
       ++capacity[at][r];
       used[r] = 0;
       ring.pop_back();
@@ -125,6 +130,7 @@ std::vector<std::vector<int>> rings_over_first(const topo::Topology& topo, int p
     search.starts = entries;
     search.may_end.assign(static_cast<std::size_t>(p), 0);
     for (int e : entries) search.may_end[static_cast<std::size_t>(e)] = 1;
+    search.second_taken.assign(static_cast<std::size_t>(p), 0);
     search.bound = entries.size();
     search.start(entries.front());
     search.extend();

@@ -27,9 +27,11 @@ std::vector<std::vector<int>> mesh_rings(const topo::Topology& topo);
 // instead of relaying to the receiver's rail (RCCL below 64 ranks, topology/src/routes.cpp), the last
 // link of a cycle would go unused: then each shape is a Hamiltonian path from one of `entries`
 // (rail_entries) to another, link-disjoint, every path ending at a different GPU, so that each NIC takes
-// one channel in and one out, as RCCL's hand-made MI300X layout with 8 NICs does (ROCm/rccl
-// src/graph/rome_models.cc rome_model_81: 8 rings "N0 0 1 2 3 4 5 6 7 N7|N1 1 0 2 4 3 5 7 6 N6|...",
-// repeated rotated to 64 channels). Empty for one node, or nodes that are not meshes.
+// one channel in and one out, and every path's second GPU different too, since a tree channel's second
+// network link leaves from the NIC of its ring's second GPU (ROCm/rccl @0cbce2a src/graph/rome_models.cc
+// parseRome, `graph->id == 1`). That is RCCL's hand-made MI300X layout with 8 NICs: on a full 8-GPU mesh
+// the search returns rome_model_81's eight rings ("N0 0 1 2 3 4 5 6 7 N7|N1 1 0 2 4 3 5 7 6 N6|...",
+// repeated rotated to 64 channels) in order. Empty for one node, or nodes that are not meshes.
 std::vector<std::vector<int>> node_mesh_rings(const topo::Topology& topo, const std::vector<int>& entries);
 
 }  // namespace ccforge::sim
