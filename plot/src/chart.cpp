@@ -208,8 +208,7 @@ void write_chart(const Chart& chart, const fs::path& file) {
   if (std::FILE* probe = std::fopen(temporary.c_str(), "wb"))
     std::fclose(probe);
   else
-    fail(file, fmt::format("cannot create {}: {}", temporary.string(), std::strerror(errno)),
-         "check that the folder exists and is writable");
+    fail(file, fmt::format("cannot create the file: {}", std::strerror(errno)), "check that the folder exists and is writable");
   draw(chart, device, temporary);
   std::error_code error;
   if (!fs::exists(temporary, error) || fs::file_size(temporary, error) == 0) {
