@@ -5,7 +5,9 @@
 #pragma once
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
+#include <initializer_list>
 #include <limits>
 
 #include "lowering.hpp"
@@ -32,6 +34,19 @@ inline ChunkLoop chunk_loop(double bytes, double chunk_bytes) {
     ++loop.count;
   }
   return loop;
+}
+
+// NCCL's "Optimize chunkSize / nSteps" (src/enqueue.cc): for each (fewer_than, above) in turn, halve
+// `chunk` while a channel of a `bytes` call on `nchannels` channels would get fewer than `fewer_than`
+// whole chunks and the chunk is still above `above` bytes.
+struct ChunkHalving {
+  double fewer_than;
+  double above;
+};
+inline double halved_chunk(double bytes, int nchannels, double chunk, std::initializer_list<ChunkHalving> rules) {
+  for (const ChunkHalving& r : rules)
+    while (std::floor(bytes / (nchannels * chunk)) < r.fewer_than && chunk > r.above) chunk /= 2;
+  return chunk;
 }
 
 // Calls `lower_chunk(bytes)` for the loop's first `lowered` - 1 chunks and its last one (every chunk

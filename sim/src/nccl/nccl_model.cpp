@@ -109,12 +109,6 @@ double rccl_bus_bw(const NcclView& v, ir::Collective coll, int algo, int proto) 
   return 0.0;
 }
 
-int log2_floor(int n) {
-  int l = 0;
-  while ((2 << l) <= n) ++l;
-  return l;
-}
-
 // Broadcast and reduce pay one step latency: the model graph keeps sameChannels = 1 (ROCm/rccl @0cbce2a
 // src/graph/search.cc ncclTopoCompute sets it before matching rome models, whose parsers leave it), and
 // tuning.cc then adds `lat` once instead of nsteps x lat, the network's across nodes. Across nodes a

@@ -33,7 +33,8 @@ struct NcclView {
   // LL128 kernels exist: not on RCCL's CDNA3 (ROCm/rccl @0cbce2a src/device/generate.py compiles LL128
   // only under __gfx90a__, and src/graph/tuning.cc enables it by default only on gfx90a).
   bool ll128_built = true;
-  // RCCL's own model where RCCL matches the node by hand (one MI300X node); nullptr: NCCL's tables.
+  // RCCL's own model where RCCL matches the node by hand (one MI300X node, or several with a NIC per
+  // GPU); nullptr: NCCL's tables.
   const RcclTuning* rccl = nullptr;
 };
 

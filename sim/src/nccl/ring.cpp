@@ -37,15 +37,8 @@ RingChunking ring_chunking(const NcclCall& call, const topo::Topology& topo) {
     constexpr int kChunkSteps = ir::kNcclSteps / 2, kSliceSteps = ir::kNcclSteps / 4;
     return {step * kChunkSteps, kChunkSteps / kSliceSteps, kSliceSteps};
   }
-  double chunk = step;
-  if (topo.gpu(0).arch == topo::GpuArch::Cdna3) {
-    auto chunks_per_channel = [&] { return std::floor(call.bytes / (call.nchannels * chunk)); };
-    while (chunks_per_channel() < 64 && chunk > 262144) chunk /= 2;
-    while (chunks_per_channel() < 32 && chunk > 131072) chunk /= 2;
-    while (chunks_per_channel() < 16 && chunk > 65536) chunk /= 2;
-    while (chunks_per_channel() < 8 && chunk > 32768) chunk /= 2;
-  }
-  return {chunk, 1, 1};
+  if (msccl_runtime(topo) != ir::Runtime::Rccl) return {step, 1, 1};
+  return {halved_chunk(call.bytes, call.nchannels, step, {{64, 262144}, {32, 131072}, {16, 65536}, {8, 32768}}), 1, 1};
 }
 
 // Ring order of channel c: on a direct-link mesh the c-th of the searched rings (sim/mesh_rings.hpp);

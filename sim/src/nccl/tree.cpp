@@ -1,7 +1,6 @@
 #include <fmt/core.h>
 
 #include <algorithm>
-#include <cmath>
 #include <map>
 #include <optional>
 
@@ -184,18 +183,12 @@ std::optional<FoldedSends> fold_rotations(Lowering& low, int which) {
 // @0cbce2a src/enqueue.cc computeCollChunkInfo). The depth is NCCL's estimate (src/graph/connect.cc:
 // ranks per node - 1 + log2(nodes)).
 double tree_chunk_bytes(const NcclCall& call, const topo::Topology& topo, const ParamTable& params) {
-  double chunk = static_cast<double>(ir::step_bytes(call.proto));
-  const bool rccl = topo.gpu(0).arch == topo::GpuArch::Cdna3;
+  const double step = static_cast<double>(ir::step_bytes(call.proto));
+  const bool rccl = msccl_runtime(topo) == ir::Runtime::Rccl;
   if (call.proto != ir::Protocol::Simple || (!rccl && !tuning_tables_for(params.get("sim.nccl.version"))->tree_simple_chunk_by_depth))
-    return chunk;
-  int log2_nodes = 0;
-  while ((2 << log2_nodes) <= topo.num_nodes()) ++log2_nodes;
-  const double depth = topo.gpus_per_node() - 1 + log2_nodes;
-  auto chunks_per_channel = [&] { return std::floor(call.bytes / (call.nchannels * chunk)); };
-  while (chunks_per_channel() < depth * 8 && chunk > 131072) chunk /= 2;
-  while (chunks_per_channel() < depth * 4 && chunk > 65536) chunk /= 2;
-  while (chunks_per_channel() < depth && chunk > 32768) chunk /= 2;
-  return chunk;
+    return step;
+  const double depth = topo.gpus_per_node() - 1 + log2_floor(topo.num_nodes());
+  return halved_chunk(call.bytes, call.nchannels, step, {{depth * 8, 131072}, {depth * 4, 65536}, {depth, 32768}});
 }
 
 }  // namespace

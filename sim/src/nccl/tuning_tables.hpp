@@ -97,6 +97,13 @@ inline constexpr double kNetOverheadUs = 1.0;
 inline constexpr double kPatPerRankUs = 2.8;
 inline constexpr double kPatInterLatDivisor = 3.5;
 
+// NCCL's log2i: floor(log2(n)) for n >= 1 (tree levels across nodes).
+inline int log2_floor(int n) {
+  int l = 0;
+  while ((2 << l) <= n) ++l;
+  return l;
+}
+
 // The tables NCCL `version` (major.minor, e.g. 2.26 for 2.26.2) ran with, or nullptr if not carried.
 const TuningConstants* tuning_tables_for(double version);
 // "2.18, 2.21, ..." for messages.
