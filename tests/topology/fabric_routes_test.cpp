@@ -121,5 +121,29 @@ TEST(FabricRoutes, RcclSendsFromItsOwnNicBelow64Ranks) {
   EXPECT_NE(ndv5.link(ndv5.route(0, 8 + 3).links.front()).kind, LinkKind::Pcie);  // NCCL: PXN over NVLink
 }
 
+// Without PXN a slower own NIC is still the way out: RCCL has no path class that relays to another GPU's
+// NIC, so a degraded NIC cable slows the route instead of sending it over xGMI to a wider NIC.
+TEST(FabricRoutes, RcclKeepsItsOwnNicWhenItsCableIsDegraded) {
+  const Topology two = load_topology(source_path("tests/sim/nccl_mi300x_x2.xml"));
+  const std::string own_cable = two.vertex(*two.gpu(0).nearest_nic).name + "-leaf0";
+  const Topology degraded = two.with_changes({parse_degradation("link:" + own_cable + "=0.5")});
+  const int g = two.gpus_per_node();
+  for (int dst : {g, g + 3}) {
+    const Route& r = degraded.route(0, dst);
+    ASSERT_FALSE(r.links.empty());
+    EXPECT_NE(degraded.link(r.links.front()).kind, LinkKind::Xgmi) << "to rank " << dst;
+    EXPECT_EQ(nic_leaving(degraded, r).v, degraded.gpu(0).nearest_nic->v) << "to rank " << dst;
+    EXPECT_DOUBLE_EQ(r.bottleneck.bytes_per_s, 0.5 * two.route(0, dst).bottleneck.bytes_per_s) << "to rank " << dst;
+  }
+  // A slow leaf uplink on the way is passed over through another spine, from the same own NIC.
+  const std::vector<std::string> spines = switches_on(two, two.route(0, g + 3), "spine");
+  ASSERT_EQ(spines.size(), 1u);
+  const Topology slow_uplink = two.with_changes({parse_degradation("link:leaf0-" + spines.front() + "=0.5")});
+  const Route& r = slow_uplink.route(0, g + 3);
+  EXPECT_EQ(nic_leaving(slow_uplink, r).v, slow_uplink.gpu(0).nearest_nic->v);
+  EXPECT_EQ(r.bottleneck, two.route(0, g + 3).bottleneck);
+  EXPECT_NE(switches_on(slow_uplink, r, "spine"), spines);
+}
+
 }  // namespace
 }  // namespace ccforge::topo

@@ -357,7 +357,7 @@ bool crosses_network(const GraphData& g, const std::vector<LinkId>& links) {
 // receiver's); between leaves Dijkstra found every NIC four hops away and kept the sender's own, crossing
 // rails at the spine, through the one spine it met last. A route narrower than the NIC ports is left to
 // the search too (see the end). Where the runtime keeps PXN off (relays_to_peer_nic_), the sender's own
-// NIC sends: the same pieces with the sender as its own relay.
+// NIC sends: the same pieces with the sender as its own relay, also past a degraded cable.
 std::optional<Route> RouteFinder::pxn_route(int src_rank, int dst_rank) const {
   const GpuInfo& src = data_.gpus[static_cast<std::size_t>(src_rank)];
   const GpuInfo& dst = data_.gpus[static_cast<std::size_t>(dst_rank)];
@@ -383,14 +383,23 @@ std::optional<Route> RouteFinder::pxn_route(int src_rank, int dst_rank) const {
       shortest_links(dst.nearest_nic->v, dst.vertex.v, data_.vertices.size() + static_cast<std::size_t>(dst_rank));
   if (!out || !in || crosses_network(data_, *out) || crosses_network(data_, *in)) return std::nullopt;
   links.insert(links.end(), out->begin(), out->end());
+  const std::size_t across_at = links.size();
   links.insert(links.end(), across->begin(), across->end());
   links.insert(links.end(), in->begin(), in->end());
-  Route route = route_over(std::move(links));
+  Route route = route_over(links);
   // Narrower than both nodes' NIC ports: a degraded cable is on it, and of paths of one class ccforge
-  // takes the wider (the what-if rule), which only the search sees.
+  // takes the wider (the what-if rule). With PXN the search sees them all (a relay to a wider NIC too).
+  // Without PXN (RCCL) no path class relays to another GPU's NIC, so both own NICs stay and only the
+  // fabric between them may go round the slow cable (equal hops, the wider wins: link_weight).
   const double ports = std::min(fastest_nic_port_[static_cast<std::size_t>(src.node)], fastest_nic_port_[static_cast<std::size_t>(dst.node)]);
-  if (route.bottleneck.bytes_per_s < ports) return std::nullopt;
-  return route;
+  if (route.bottleneck.bytes_per_s >= ports) return route;
+  if (relays_to_peer_nic_) return std::nullopt;
+  const std::optional<std::vector<LinkId>> detour = shortest_links(relay.nearest_nic->v, dst.nearest_nic->v, dst.nearest_nic->v);
+  if (!detour) return route;
+  links.erase(links.begin() + static_cast<std::ptrdiff_t>(across_at), links.begin() + static_cast<std::ptrdiff_t>(across_at + across->size()));
+  links.insert(links.begin() + static_cast<std::ptrdiff_t>(across_at), detour->begin(), detour->end());
+  Route detoured = route_over(std::move(links));
+  return detoured.bottleneck > route.bottleneck ? detoured : route;
 }
 
 template <class PredOf>
