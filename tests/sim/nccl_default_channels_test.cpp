@@ -30,6 +30,19 @@ TEST(NcclDefaultChannels, H100NvSwitch) {
   }
 }
 
+TEST(NcclDefaultChannels, H100NvlsGraphPullsFromEveryGpu) {
+  // One channel per GPU (min = max = 8 without NICs); each GPU's port carries its 8 channels and its own
+  // head's twice: 9 x 40 = 360 fits 2.18's 18 x 20 and 2.19+'s 18 x 20.6 GB/s, 9 x 50 or 60 does not.
+  for (double v : {2.18, 2.21, 2.26, 2.28}) {
+    const SearchedGraphs g = searched_graphs(load("dgx-h100.xml"), *tuning_tables_for(v));
+    EXPECT_EQ(g.nvls_channels, 8) << v;
+    EXPECT_DOUBLE_EQ(g.nvls_speed, 40.0) << v;
+  }
+  // No NVLS graph without NVSwitch, on Ampere, or across nodes (NVLSTree takes its heads' NICs).
+  for (const char* t : {"ndv4.xml", "dgx1-v100.xml", "ndv5-x2.xml"})
+    EXPECT_EQ(searched_graphs(load(t), *tuning_tables_for(2.28)).nvls_channels, 0) << t;
+}
+
 TEST(NcclDefaultChannels, A100NvSwitch) {
   // 6 rings at 40 GB/s over 12 NVLinks x 20, doubled twice.
   EXPECT_EQ(channels("ndv4.xml", 2.18), 24);

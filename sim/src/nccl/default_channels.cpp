@@ -213,6 +213,18 @@ NodeView net_view(const topo::Topology& topo, double port_gbs) {
           }};
 }
 
+// The NVLS graph of one NVSwitch node (v2.18.3-1 .. v2.28.9-1 src/graph/search.cc): with no NIC in the
+// system (ncclTopoTrimSystem drops them on one node) ncclTopoCompute fixes min = max channels to the GPU
+// count (at most NCCL_MAX_NVLS_ARITY), and ncclTopoSearchTryNvls charges each channel's speed on every
+// GPU's switch port both ways, twice on its head GPU's: a port carries (channels + 1) x speed. NVLS graphs
+// are never duplicated (ncclTopoDupChannels returns early), and raising bwIntra in pass 2 overdraws the
+// same ports. Hopper, 18 NVLinks: 370.8 GB/s (2.19+) or 360 (2.18) per port, 8 channels at 40 GB/s.
+Graph nvls_search(double port_gbs, int gpus, const std::vector<double>& speeds, int max_arity) {
+  const int channels = std::min(gpus, max_arity);
+  const NodeView node{port_gbs, port_gbs, [port_gbs](double speed) { return std::max(0, fit(port_gbs, speed) - 1); }};
+  return search(node, speeds, channels, channels, node.total_bw);
+}
+
 }  // namespace
 
 bool nccl_search_derived(const topo::Topology& topo) {
@@ -258,7 +270,13 @@ SearchedGraphs search_graphs(const topo::Topology& topo, const TuningConstants& 
   duplicate(tree, g.sm, ring.nchannels);
   int n = std::min(cs.max_channels, 2 * std::min(ring.nchannels, tree.nchannels));
   if (multi_node && g.sm >= 90 && ring.speed > kMultiNodeDupMinSpeed && n < kMultiNodeDupBelow) n = 2 * n;
-  return {std::min(cs.max_channels, n), ring.nchannels, ring.speed};
+  SearchedGraphs found{std::min(cs.max_channels, n), ring.nchannels, ring.speed};
+  if (!multi_node && topo.has_nvswitch() && g.sm >= 90) {
+    const Graph nvls = nvls_search(port, p, speeds, cs.max_nvls_arity);
+    found.nvls_channels = nvls.nchannels;
+    found.nvls_speed = nvls.speed;
+  }
+  return found;
 }
 
 }  // namespace

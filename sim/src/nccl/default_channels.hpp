@@ -18,10 +18,14 @@ bool nccl_search_derived(const topo::Topology& topo);
 
 // What the search found: the channel count above, and the ring graph as ncclTopoTuneModel reads it
 // (graphs[RING]->nChannels after the search's own doubling, and its per-channel speed bwIntra = bwInter).
+// On one NVSwitch node of sm90 GPUs also the NVLS graph (src/graph/search.cc pattern NVLS): one channel
+// per GPU (each GPU pulls from the switch as a head), at nvls_speed each; none elsewhere (0).
 struct SearchedGraphs {
   int nchannels = 0;
   int ring_channels = 0;
   double ring_speed = 0.0;
+  int nvls_channels = 0;
+  double nvls_speed = 0.0;
 };
 SearchedGraphs searched_graphs(const topo::Topology& topo, const TuningConstants& tables);
 

@@ -146,10 +146,13 @@ double bus_bw(const NcclView& v, ir::Collective coll, int algo, int proto) {
     const bool supported = allreduce || (gather_like(coll) && v.tables->nvls_all_gather);
     // Across nodes NVLS needs CollNet (SHARP), which ccforge's fabrics do not offer.
     if (!nvls_capable(v) || proto != kSimple || !supported || v.nnodes > 1) return 0.0;
-    // One node: the NVLS graph's bwInter equals its bwIntra, so min(bwIntra, bwInter) is bwIntra.
-    if (v.tables->nvls_model == NvlsModel::kGatherCapped && !allreduce) return bw * std::min((v.ppn - 1.0) / v.ppn, 0.9);
-    if (v.tables->nvls_model != NvlsModel::kEfficiency) return bw;  // busBw = nChannels x bwIntra
-    const double intra = bw * v.tables->nvls_efficiency[v.arch] * (kNvlsChannels - 1) / kNvlsChannels;
+    // One node: the NVLS graph's bwInter equals its bwIntra, so min(bwIntra, bwInter) is bwIntra, and
+    // busBw is that graph's nChannels x bwIntra (not the ring's: 320 vs 370.8 GB/s on 8 H100s).
+    const double nvls_bw = v.nvls_graph_bw_gbs > 0.0 ? v.nvls_graph_bw_gbs : bw;
+    const int nvls_channels = v.nvls_graph_channels > 0 ? v.nvls_graph_channels : kNvlsChannels;
+    if (v.tables->nvls_model == NvlsModel::kGatherCapped && !allreduce) return nvls_bw * std::min((v.ppn - 1.0) / v.ppn, 0.9);
+    if (v.tables->nvls_model != NvlsModel::kEfficiency) return nvls_bw;
+    const double intra = nvls_bw * v.tables->nvls_efficiency[v.arch] * (nvls_channels - 1) / nvls_channels;
     return allreduce ? intra * 2 : intra * (v.ppn - 1) / v.ppn;
   }
   if (algo == kNvlsTree) {
@@ -269,9 +272,11 @@ NcclView make_view(const topo::Topology& topo, const SimParams& sim_params) {
     v.rccl = &kRcclTuningModel5;
     v.intra_bw_gbs = links * v.rccl->xgmi_link_gbs;
   }
-  if (v.nnodes > 1 && nccl_search_derived(topo)) {
+  if (nccl_search_derived(topo)) {
     const SearchedGraphs graphs = searched_graphs(topo, *v.tables);
-    v.net_graph_bw_gbs = graphs.ring_channels * graphs.ring_speed;
+    if (v.nnodes > 1) v.net_graph_bw_gbs = graphs.ring_channels * graphs.ring_speed;
+    v.nvls_graph_channels = graphs.nvls_channels;
+    v.nvls_graph_bw_gbs = graphs.nvls_channels * graphs.nvls_speed;
   }
   v.nchannels = nccl_channels(graph_channels(topo, sim_params, *v.tables), sim_params.nccl, v.tables->channel_search.max_channels);
   v.nvls_enabled = sim_params.nccl.nvls.value_or(true);

@@ -27,6 +27,11 @@ struct NcclView {
   // NVLS heads: NICs per node, the fewest any node has (NVLSTree sends each head's share through one NIC;
   // NCCL connects min over ranks of nvlsHeadNum, v2.26.2-1 src/graph/connect.cc ncclTopoPostset).
   int nvls_heads = 0;
+  // One NVSwitch node where NCCL's search is derived: the NVLS graph's channels and channels x speed
+  // (SearchedGraphs); 0 elsewhere, where the NVLS terms fall back to the node's NVLink sum and
+  // NCCL_NVLS_NCHANNELS.
+  int nvls_graph_channels = 0;
+  double nvls_graph_bw_gbs = 0.0;
   int nchannels = 1;           // ring/tree channels after NCCL_MIN/MAX_NCHANNELS and _CTAS
   bool nvls_enabled = true;    // NCCL_NVLS_ENABLE
   bool pat_enabled = true;     // NCCL_PAT_ENABLE

@@ -40,6 +40,7 @@ struct ChannelSearch {
   double sm90_intra_speeds[12];   // sm90SpeedArrayIntra, GB/s per channel, descending, 0 ends it
   double sm90_inter_speeds[18];   // sm90SpeedArrayInter (several nodes), likewise
   bool amd_inter_cpu_limited;     // topo.h AMD_BW caps the link between AMD sockets (else LOC_BW)
+  int max_nvls_arity;             // NCCL_MAX_NVLS_ARITY: the most channels (heads) an NVLS graph has
 };
 
 struct TuningConstants {

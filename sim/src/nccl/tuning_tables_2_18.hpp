@@ -27,11 +27,13 @@ inline constexpr TuningConstants kNccl2_18_3 = {
     NvlsModel::kLinks2_18,
     0.0,
     // v2.18.3-1 src/include/device.h MAXCHANNELS 32; src/graph/search.cc sm90SpeedArrayIntra and
-    // sm90SpeedArrayInter; topo.h has no AMD_BW yet (ncclTopoGetInterCpuBw leaves AMD sockets at LOC_BW).
+    // sm90SpeedArrayInter; topo.h has no AMD_BW yet (ncclTopoGetInterCpuBw leaves AMD sockets at LOC_BW);
+    // src/include/devcomm.h NCCL_MAX_NVLS_ARITY 8.
     {32,
      {60, 40, 30, 24, 20, 15, 12, 6, 3},
      {48, 45, 42, 40, 30, 24, 20, 17.5, 15, 12, 6, 3, 2.4, 1.2, 0.24, 0.12},
-     false},
+     false,
+     8},
     // v2.18.3-1 src/enqueue.cc: NVLSTree starts from the Simple step (512 KiB) at any node count.
     512.0 * 1024,
     512.0 * 1024,
@@ -68,11 +70,12 @@ inline constexpr TuningConstants kNccl2_21_5 = [] {
   t.nvls_model = NvlsModel::kFiveSixths;
   // src/graph/search.cc sm90SpeedArrayIntra gains 50 (2.19) and 11 GB/s (2.21), sm90SpeedArrayInter 22
   // GB/s (the same from v2.21.5-1 to v2.28.9-1); topo.h AMD_BW 16 GB/s between AMD sockets (2.19+).
-  // MAXCHANNELS stays 32.
+  // MAXCHANNELS stays 32; src/include/device.h NCCL_MAX_NVLS_ARITY 32 (8 up to v2.20.5-1).
   t.channel_search = {32,
                       {60, 50, 40, 30, 24, 20, 15, 12, 11, 6, 3},
                       {48, 45, 42, 40, 30, 24, 22, 20, 17.5, 15, 12, 6, 3, 2.4, 1.2, 0.24, 0.12},
-                      true};
+                      true,
+                      32};
   // src/enqueue.cc NVLSTree chunk: comm->nvlsChunkSize (NCCL_NVLS_CHUNKSIZE, 128 KiB), 64 KiB from 4 nodes
   // (NCCL_NVLSTREE_MAX_CHUNKSIZE -2); the same from v2.21.5-1 to v2.28.9-1.
   t.nvls_tree_chunk = 128.0 * 1024;

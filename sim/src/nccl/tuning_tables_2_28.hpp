@@ -28,11 +28,12 @@ inline constexpr TuningConstants kNccl2_28_9 = {
     NvlsModel::kEfficiency,
     0.75,  // ncclTopoTuneModel: PAT busBw x 0.75
     // src/include/device.h MAXCHANNELS 64; src/graph/search.cc sm90SpeedArrayIntra and
-    // sm90SpeedArrayInter; topo.h AMD_BW.
+    // sm90SpeedArrayInter; topo.h AMD_BW; src/include/device.h NCCL_MAX_NVLS_ARITY 32.
     {64,
      {60, 50, 40, 30, 24, 20, 15, 12, 11, 6, 3},
      {48, 45, 42, 40, 30, 24, 22, 20, 17.5, 15, 12, 6, 3, 2.4, 1.2, 0.24, 0.12},
-     true},
+     true,
+     32},
     // src/enqueue.cc NVLSTree chunk: nvlsChunkSize 128 KiB, 64 KiB from 4 nodes.
     128.0 * 1024,
     64.0 * 1024,
