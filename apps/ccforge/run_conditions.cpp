@@ -37,7 +37,7 @@ void add_run_condition_flags(CLI::App& cmd, RunConditionFlags& f) {
   cmd.add_option("--env", f.env,
                  "NCCL variable of the run, NAME=VALUE in NCCL's syntax (repeatable): NCCL_ALGO, NCCL_PROTO, "
                  "NCCL_MIN_NCHANNELS, NCCL_MAX_NCHANNELS, NCCL_MIN_CTAS, NCCL_MAX_CTAS, NCCL_NVLS_ENABLE, "
-                 "NCCL_PAT_ENABLE, NCCL_IB_QPS_PER_CONNECTION, NCCL_NET_GDR_LEVEL");
+                 "NCCL_PAT_ENABLE, NCCL_IB_QPS_PER_CONNECTION, NCCL_NET_GDR_LEVEL, NCCL_COLLNET_ENABLE");
   cmd.add_option("--nccl-version", f.nccl_version, "NCCL version whose choices to reproduce, e.g. 2.26.2 (default 2.18)");
 }
 

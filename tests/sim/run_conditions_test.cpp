@@ -54,6 +54,8 @@ TEST(NcclEnv, ValuesNcclWouldRejectAreErrors) {
   EXPECT_EQ(apply_nccl_env("NCCL_NET_GDR_LEVEL=PIX", s, "--env"), EnvUse::NotModelled);
   EXPECT_EQ(apply_nccl_env("NCCL_IB_QPS_PER_CONNECTION=0x4", s, "--env"), EnvUse::NotModelled);
   EXPECT_EQ(s.ib_qps_per_connection, 4);
+  EXPECT_EQ(apply_nccl_env("NCCL_COLLNET_ENABLE=1", s, "--env"), EnvUse::NotModelled);
+  EXPECT_THROW(apply_nccl_env("NCCL_COLLNET_ENABLE=yes", s, "--env"), DiagError);
   EXPECT_EQ(apply_nccl_env("NCCL_DEBUG=INFO", s, "--env"), EnvUse::Unknown);
 }
 

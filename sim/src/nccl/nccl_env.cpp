@@ -172,6 +172,10 @@ EnvUse apply_nccl_env(std::string_view assignment, NcclSettings& s, std::string_
   } else if (name == "NCCL_NET_GDR_LEVEL") {
     s.net_gdr_level = parse_path_level(name, value, where);
     return EnvUse::NotModelled;
+  } else if (name == "NCCL_COLLNET_ENABLE") {
+    // CollNet needs a SHARP fabric and NCCL's plugin; ccforge models none, so on or off changes nothing.
+    parse_count(name, value, where, 0);
+    return EnvUse::NotModelled;
   } else {
     return EnvUse::Unknown;
   }
