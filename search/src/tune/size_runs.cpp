@@ -27,8 +27,16 @@ SimulationCounts in_lockstep(const TuneResult& r, Floors& floors, const TuneOpti
   SimulationCounts counts;
   std::vector<std::size_t> all(r.collectives.size());
   for (std::size_t c = 0; c < all.size(); ++c) all[c] = c;
+  // NCCL's own calls depend on nothing a wave learns: one deal of all of them, collective by collective,
+  // so that consecutive sizes (whose cost grows with size) go to different processes. Dealt a size at a
+  // time, each size waited for its slowest call while the other processes idled.
+  std::vector<Job> nccl;
+  for (std::size_t c : all)
+    for (std::size_t s = 0; s < options.sizes.size(); ++s) nccl.push_back({c, -1, s});
+  runner.run(nccl);
+  counts.simulations += nccl.size();
   for (std::size_t s = 0; s < options.sizes.size(); ++s) {
-    SizeWaves waves(r, floors, options, s, all);
+    SizeWaves waves(r, floors, options, s, all, true);
     PruneCounts pruned;
     for (std::vector<Job> wave = waves.next(runner, pruned); !wave.empty(); wave = waves.next(runner, pruned)) {
       runner.run(wave);

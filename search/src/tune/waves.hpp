@@ -49,9 +49,10 @@ struct PruneCounts {
 // the collective's own jobs, so a collective's waves are the same whether others run beside it or not.
 class SizeWaves {
  public:
+  // nccl_done: NCCL's calls at this size were already simulated, so the first wave is the candidates'.
   SizeWaves(const TuneResult& r, const Floors& floors, const TuneOptions& options, std::size_t s,
-            const std::vector<std::size_t>& colls)
-      : floors_(floors), options_(options), s_(s) {
+            const std::vector<std::size_t>& colls, bool nccl_done = false)
+      : floors_(floors), options_(options), s_(s), started_(nccl_done) {
     for (std::size_t c : colls) {
       Coll& pc = per_coll_.emplace_back();
       pc.c = c;
@@ -124,7 +125,7 @@ class SizeWaves {
   std::vector<Coll> per_coll_;
   std::vector<Job> last_;  // the wave whose results the next one learns from
   std::size_t batch_ = kFirstWave;
-  bool started_ = false;
+  bool started_;
 };
 
 }  // namespace ccforge::search
