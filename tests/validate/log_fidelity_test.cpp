@@ -88,6 +88,19 @@ void expect_within(const LogCase& c) {
   }
 }
 
+// An allgather and a reducescatter log of one 8-GPU H100 run (dgx-h100.xml, sizes 1 KB-8 GB) against the
+// issue's bar.
+void expect_gather_logs_within(const char* allgather_log, const char* reducescatter_log,
+                               const std::vector<const char*>& env) {
+  const std::pair<const char*, ir::Collective> logs[] = {{allgather_log, ir::Collective::AllGather},
+                                                         {reducescatter_log, ir::Collective::ReduceScatter}};
+  for (const auto& [log, collective] : logs) {
+    LogCase c{log, "dgx-h100.xml", env, 24, 10.0, 30.0};
+    c.collective = collective;
+    expect_within(c);
+  }
+}
+
 // sim.launch.host_per_gpu_us was fitted on this log's rows up to 128 KB (sim/src/params.cpp), so those
 // rows are fit, not held out. Achieved: 2.1 % / 17.9 %.
 TEST(LogFidelity, H100RingLogUnderItsOwnLaunchModeAndSettings) {
@@ -101,13 +114,8 @@ TEST(LogFidelity, H100RingLogUnderItsOwnLaunchModeAndSettings) {
 // The same node, run and settings, other collectives: nothing was fitted on them. Achieved: allgather
 // 4.8 % / 12.8 % (1-4 MB ring LL launch-bound in the sim, 9-13 % fast), reducescatter 4.2 % / 16.3 %.
 TEST(LogFidelity, H100RingAllgatherAndReducescatterFromTheSameRun) {
-  const std::vector<const char*> ring = {"NCCL_ALGO=RING", "NCCL_NVLS_ENABLE=0"};
-  LogCase allgather{"h100_8gpu_1node_allgather_ring.log", "dgx-h100.xml", ring, 24, 10.0, 30.0};
-  allgather.collective = ir::Collective::AllGather;
-  expect_within(allgather);
-  LogCase reducescatter{"h100_8gpu_1node_reducescatter_ring.log", "dgx-h100.xml", ring, 24, 10.0, 30.0};
-  reducescatter.collective = ir::Collective::ReduceScatter;
-  expect_within(reducescatter);
+  expect_gather_logs_within("h100_8gpu_1node_allgather_ring.log", "h100_8gpu_1node_reducescatter_ring.log",
+                            {"NCCL_ALGO=RING", "NCCL_NVLS_ENABLE=0"});
 }
 
 // The same node and run at NCCL's own choice (config "nvls" of the run's test matrix: NCCL_ALGO unset,
@@ -118,12 +126,7 @@ TEST(LogFidelity, H100RingAllgatherAndReducescatterFromTheSameRun) {
 TEST(LogFidelity, H100DefaultChoiceFromTheSameRun) {
   const std::vector<const char*> nvls = {"NCCL_NVLS_ENABLE=1"};
   expect_within({"h100_8gpu_1node_allreduce_nvls.log", "dgx-h100.xml", nvls, 24, 10.0, 30.0});
-  LogCase allgather{"h100_8gpu_1node_allgather_nvls.log", "dgx-h100.xml", nvls, 24, 10.0, 30.0};
-  allgather.collective = ir::Collective::AllGather;
-  expect_within(allgather);
-  LogCase reducescatter{"h100_8gpu_1node_reducescatter_nvls.log", "dgx-h100.xml", nvls, 24, 10.0, 30.0};
-  reducescatter.collective = ir::Collective::ReduceScatter;
-  expect_within(reducescatter);
+  expect_gather_logs_within("h100_8gpu_1node_allgather_nvls.log", "h100_8gpu_1node_reducescatter_nvls.log", nvls);
 }
 
 // NCCL 2.26.2 defaults (tree LL/LL128, then NVLSTree across nodes). Achieved 7.8 % / 24.3 % (worst: 256 KB
