@@ -386,7 +386,7 @@ std::optional<Route> RouteFinder::pxn_route(int src_rank, int dst_rank) const {
   const std::size_t across_at = links.size();
   links.insert(links.end(), across->begin(), across->end());
   links.insert(links.end(), in->begin(), in->end());
-  Route route = route_over(links);
+  Route route = route_over(std::move(links));
   // Narrower than both nodes' NIC ports: a degraded cable is on it, and of paths of one class ccforge
   // takes the wider (the what-if rule). With PXN the search sees them all (a relay to a wider NIC too).
   // Without PXN (RCCL) no path class relays to another GPU's NIC, so both own NICs stay and only the
@@ -396,9 +396,10 @@ std::optional<Route> RouteFinder::pxn_route(int src_rank, int dst_rank) const {
   if (relays_to_peer_nic_) return std::nullopt;
   const std::optional<std::vector<LinkId>> detour = shortest_links(relay.nearest_nic->v, dst.nearest_nic->v, dst.nearest_nic->v);
   if (!detour) return route;
-  links.erase(links.begin() + static_cast<std::ptrdiff_t>(across_at), links.begin() + static_cast<std::ptrdiff_t>(across_at + across->size()));
-  links.insert(links.begin() + static_cast<std::ptrdiff_t>(across_at), detour->begin(), detour->end());
-  Route detoured = route_over(std::move(links));
+  std::vector<LinkId> rerouted(route.links.begin(), route.links.begin() + static_cast<std::ptrdiff_t>(across_at));
+  rerouted.insert(rerouted.end(), detour->begin(), detour->end());
+  rerouted.insert(rerouted.end(), in->begin(), in->end());
+  Route detoured = route_over(std::move(rerouted));
   return detoured.bottleneck > route.bottleneck ? detoured : route;
 }
 
