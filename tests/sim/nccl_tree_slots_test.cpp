@@ -121,9 +121,27 @@ TEST(NcclTreeChunk, SimpleShrinksWithTheTreeDepthWhereTheRuntimeDoes) {
   // Large calls keep the step: 1 GiB over 16 channels is 128 steps per channel (>= 64).
   const nccl::NcclCall large{ir::Collective::AllReduce, 1024.0 * 1024 * 1024, ir::Protocol::Simple, 16};
   EXPECT_EQ(nccl::tree_chunks(large, ndv5_x2(), v218.table), 128u);
-  // LL and LL128 chunks are one step at any size.
+  // LL chunks are one step at any size.
   const nccl::NcclCall ll{ir::Collective::AllReduce, 4.0 * 1024 * 1024, ir::Protocol::LL, 16};
   EXPECT_EQ(nccl::tree_chunks(ll, ndv5_x2(), v218.table), nccl::tree_chunks(ll, ndv5_x2(), v226.table));
+}
+
+// Tree LL128's chunk, in every NCCL version: the 614,400-byte step of lines halves while a channel gets
+// fewer than nsteps x 64 / ppn chunks (down to 128 KiB), then nsteps x 16 / ppn (down to 32 KiB), nsteps
+// = 1 + log2(nodes) + 0.1 ppn; a line carries 15/16 data. 4 MiB over 16 channels is 256 KiB per channel.
+// ndv5-x2 (nsteps 2.8: 22.4, 5.6): 614,400 -> 76,800 (1 whole chunk), -> 38,400 (6 >= 5.6): 36,000 B of
+// data, 8 chunks. ndv5-x16 (nsteps 5.8: 46.4, 11.6): on to 19,200 (13 >= 11.6): 18,000 B, 15 chunks.
+TEST(NcclTreeChunk, LL128ShrinksWithTheNodeCountInEveryVersion) {
+  const nccl::NcclCall call{ir::Collective::AllReduce, 4.0 * 1024 * 1024, ir::Protocol::LL128, 16};
+  SimParams v218, v226;
+  v218.table.set("sim.nccl.version", 2.18, "test");
+  v226.table.set("sim.nccl.version", 2.26, "test");
+  EXPECT_EQ(nccl::tree_chunks(call, ndv5_x2(), v218.table), 8u);
+  EXPECT_EQ(nccl::tree_chunks(call, ndv5_x2(), v226.table), 8u);
+  EXPECT_EQ(nccl::tree_chunks(call, load("ndv5-x16.xml"), v226.table), 15u);
+  // 1 GiB over 16 channels: 109 whole steps per channel, no halving: 576,000 B of data, 117 chunks.
+  const nccl::NcclCall large{ir::Collective::AllReduce, 1024.0 * 1024 * 1024, ir::Protocol::LL128, 16};
+  EXPECT_EQ(nccl::tree_chunks(large, ndv5_x2(), v218.table), 117u);
 }
 
 // Broadcast and reduce chains move one step (512 KiB of Simple) per chunk (NCCL's BROADCAST_/REDUCE_

@@ -177,6 +177,19 @@ std::optional<FoldedSends> fold_rotations(Lowering& low, int which) {
   return out;
 }
 
+// NCCL's tree LL128 chunk (src/enqueue.cc, the same from v2.9.9-1 to v2.28.9-1): the step of wire lines
+// (buffer / NCCL_STEPS) halves while a channel would get fewer than nsteps x 64 / ppn whole chunks, down
+// to 128 KiB, then fewer than nsteps x 16 / ppn, down to 32 KiB, with nsteps = 1 + log2(nodes) + 0.1 ppn;
+// a chunk carries 15 of every 16 words of its lines (NCCL_LL128_DATAELEMS / NCCL_LL128_LINEELEMS).
+double tree_ll128_chunk_bytes(const NcclCall& call, const topo::Topology& topo) {
+  const double ppn = static_cast<double>(topo.num_gpus()) / topo.num_nodes();
+  const double nsteps = 1 + log2_floor(topo.num_nodes()) + 0.1 * ppn;
+  const double wire_step = static_cast<double>(ir::kLL128BufferBytes / ir::kNcclSteps);
+  const double wire_chunk =
+      halved_chunk(call.bytes, call.nchannels, wire_step, {{nsteps * 64 / ppn, 131072}, {nsteps * 16 / ppn, 32768}});
+  return wire_chunk * 15 / 16;
+}
+
 // NCCL's tree chunk: one protocol step (calcBytePerStep, ir::step_bytes); Simple halves it while a
 // channel would have fewer than depth x 8 / x 4 / x 1 chunks, down to 128 / 64 / 32 KiB, in the NCCL
 // versions whose tables say so (TuningConstants::tree_simple_chunk_by_depth) and in RCCL (ROCm/rccl
@@ -184,6 +197,7 @@ std::optional<FoldedSends> fold_rotations(Lowering& low, int which) {
 // ranks per node - 1 + log2(nodes)).
 double tree_chunk_bytes(const NcclCall& call, const topo::Topology& topo, const ParamTable& params) {
   const double step = static_cast<double>(ir::step_bytes(call.proto));
+  if (call.proto == ir::Protocol::LL128) return tree_ll128_chunk_bytes(call, topo);
   const bool rccl = msccl_runtime(topo) == ir::Runtime::Rccl;
   if (call.proto != ir::Protocol::Simple || (!rccl && !tuning_tables_for(params.get("sim.nccl.version"))->tree_simple_chunk_by_depth))
     return step;
