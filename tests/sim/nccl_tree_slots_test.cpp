@@ -142,6 +142,11 @@ TEST(NcclTreeChunk, LL128ShrinksWithTheNodeCountInEveryVersion) {
   // 1 GiB over 16 channels: 109 whole steps per channel, no halving: 576,000 B of data, 117 chunks.
   const nccl::NcclCall large{ir::Collective::AllReduce, 1024.0 * 1024 * 1024, ir::Protocol::LL128, 16};
   EXPECT_EQ(nccl::tree_chunks(large, ndv5_x2(), v218.table), 117u);
+  // Up to 2.19 the count is taken in line bytes, from 2.20 in data bytes: 211,968,000 B over 16 channels
+  // is 21 whole 614,400-byte steps (< 22.4: halve, 46 chunks of 288,000 B) but 23 of 576,000 (kept: 23).
+  const nccl::NcclCall edge{ir::Collective::AllReduce, 211968000.0, ir::Protocol::LL128, 16};
+  EXPECT_EQ(nccl::tree_chunks(edge, ndv5_x2(), v218.table), 46u);
+  EXPECT_EQ(nccl::tree_chunks(edge, ndv5_x2(), v226.table), 23u);
 }
 
 // Broadcast and reduce chains move one step (512 KiB of Simple) per chunk (NCCL's BROADCAST_/REDUCE_

@@ -177,17 +177,21 @@ std::optional<FoldedSends> fold_rotations(Lowering& low, int which) {
   return out;
 }
 
-// NCCL's tree LL128 chunk (src/enqueue.cc, the same from v2.9.9-1 to v2.28.9-1): the step of wire lines
-// (buffer / NCCL_STEPS) halves while a channel would get fewer than nsteps x 64 / ppn whole chunks, down
-// to 128 KiB, then fewer than nsteps x 16 / ppn, down to 32 KiB, with nsteps = 1 + log2(nodes) + 0.1 ppn;
-// a chunk carries 15 of every 16 words of its lines (NCCL_LL128_DATAELEMS / NCCL_LL128_LINEELEMS).
-double tree_ll128_chunk_bytes(const NcclCall& call, const topo::Topology& topo) {
+// NCCL's tree LL128 chunk (src/enqueue.cc, the same rule from v2.9.9-1 to v2.28.9-1): the step halves while
+// a channel would get fewer than nsteps x 64 / ppn whole chunks, down to 128 KiB, then fewer than nsteps x
+// 16 / ppn, down to 32 KiB, with nsteps = 1 + log2(nodes) + 0.1 ppn. A chunk carries 15 of every 16 words
+// of its lines (NCCL_LL128_DATAELEMS / NCCL_LL128_LINEELEMS); up to 2.19 the rule counts the step in line
+// bytes (buffer / NCCL_STEPS) and converts after, from v2.20.3-1 (computeCollChunkInfo) in data bytes.
+double tree_ll128_chunk_bytes(const NcclCall& call, const topo::Topology& topo, const ParamTable& params) {
   const double ppn = static_cast<double>(topo.num_gpus()) / topo.num_nodes();
   const double nsteps = 1 + log2_floor(topo.num_nodes()) + 0.1 * ppn;
-  const double wire_step = static_cast<double>(ir::kLL128BufferBytes / ir::kNcclSteps);
-  const double wire_chunk =
-      halved_chunk(call.bytes, call.nchannels, wire_step, {{nsteps * 64 / ppn, 131072}, {nsteps * 16 / ppn, 32768}});
-  return wire_chunk * 15 / 16;
+  const std::initializer_list<ChunkHalving> rules = {{nsteps * 64 / ppn, 131072}, {nsteps * 16 / ppn, 32768}};
+  const double data_step = static_cast<double>(ir::step_bytes(ir::Protocol::LL128));
+  // The same version boundary as tree Simple's depth rule (v2.20.3-1's computeCollChunkInfo).
+  const bool counts_lines = tuning_tables_for(params.get("sim.nccl.version"))->tree_simple_chunk_by_depth;
+  if (!counts_lines) return halved_chunk(call.bytes, call.nchannels, data_step, rules);
+  const double line_step = static_cast<double>(ir::kLL128BufferBytes / ir::kNcclSteps);
+  return halved_chunk(call.bytes, call.nchannels, line_step, rules) * 15 / 16;
 }
 
 // NCCL's tree chunk: one protocol step (calcBytePerStep, ir::step_bytes); Simple halves it while a
@@ -197,7 +201,7 @@ double tree_ll128_chunk_bytes(const NcclCall& call, const topo::Topology& topo) 
 // ranks per node - 1 + log2(nodes)).
 double tree_chunk_bytes(const NcclCall& call, const topo::Topology& topo, const ParamTable& params) {
   const double step = static_cast<double>(ir::step_bytes(call.proto));
-  if (call.proto == ir::Protocol::LL128) return tree_ll128_chunk_bytes(call, topo);
+  if (call.proto == ir::Protocol::LL128) return tree_ll128_chunk_bytes(call, topo, params);
   const bool rccl = msccl_runtime(topo) == ir::Runtime::Rccl;
   if (call.proto != ir::Protocol::Simple || (!rccl && !tuning_tables_for(params.get("sim.nccl.version"))->tree_simple_chunk_by_depth))
     return step;
