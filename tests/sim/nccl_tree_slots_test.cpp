@@ -105,14 +105,18 @@ TEST(NcclTreeSlots, TwoNodeTreeProvesAPeriodAndTheClosedFormAgrees) {
   EXPECT_EQ(closed.makespan.ps, full.makespan.ps);
 }
 
+SimParams at_version(double version) {
+  SimParams params;
+  params.table.set("sim.nccl.version", version, "test");
+  return params;
+}
+
 // Tree Simple's chunk: NCCL 2.18 and RCCL halve the 512 KiB step while a channel would get fewer than
 // depth x 8 / x 4 / x 1 chunks (down to 128 / 64 / 32 KiB); NCCL 2.20+ keeps the step. ndv5-x2: depth
 // 7 + 1, 4 MiB over 16 channels: 512 -> 128 KiB (2 chunks < 64), -> 64 KiB (4 < 32), -> 32 KiB (8 = 8).
 TEST(NcclTreeChunk, SimpleShrinksWithTheTreeDepthWhereTheRuntimeDoes) {
   const nccl::NcclCall call{ir::Collective::AllReduce, 4.0 * 1024 * 1024, ir::Protocol::Simple, 16};
-  SimParams v218, v226;
-  v218.table.set("sim.nccl.version", 2.18, "test");
-  v226.table.set("sim.nccl.version", 2.26, "test");
+  const SimParams v218 = at_version(2.18), v226 = at_version(2.26);
   EXPECT_EQ(nccl::tree_chunks(call, ndv5_x2(), v218.table), 8u);
   EXPECT_EQ(nccl::tree_chunks(call, ndv5_x2(), v226.table), 1u);
   // RCCL (MI300X) shrinks whatever NCCL version the tables are read at.
@@ -133,9 +137,7 @@ TEST(NcclTreeChunk, SimpleShrinksWithTheTreeDepthWhereTheRuntimeDoes) {
 // data, 8 chunks. ndv5-x16 (nsteps 5.8: 46.4, 11.6): on to 19,200 (13 >= 11.6): 18,000 B, 15 chunks.
 TEST(NcclTreeChunk, LL128ShrinksWithTheNodeCountInEveryVersion) {
   const nccl::NcclCall call{ir::Collective::AllReduce, 4.0 * 1024 * 1024, ir::Protocol::LL128, 16};
-  SimParams v218, v226;
-  v218.table.set("sim.nccl.version", 2.18, "test");
-  v226.table.set("sim.nccl.version", 2.26, "test");
+  const SimParams v218 = at_version(2.18), v226 = at_version(2.26);
   EXPECT_EQ(nccl::tree_chunks(call, ndv5_x2(), v218.table), 8u);
   EXPECT_EQ(nccl::tree_chunks(call, ndv5_x2(), v226.table), 8u);
   EXPECT_EQ(nccl::tree_chunks(call, load("ndv5-x16.xml"), v226.table), 15u);

@@ -194,14 +194,14 @@ double tree_ll128_chunk_bytes(const NcclCall& call, const topo::Topology& topo, 
   return halved_chunk(call.bytes, call.nchannels, line_step, rules) * 15 / 16;
 }
 
-// NCCL's tree chunk: one protocol step (calcBytePerStep, ir::step_bytes); Simple halves it while a
-// channel would have fewer than depth x 8 / x 4 / x 1 chunks, down to 128 / 64 / 32 KiB, in the NCCL
-// versions whose tables say so (TuningConstants::tree_simple_chunk_by_depth) and in RCCL (ROCm/rccl
-// @0cbce2a src/enqueue.cc computeCollChunkInfo). The depth is NCCL's estimate (src/graph/connect.cc:
-// ranks per node - 1 + log2(nodes)).
+// NCCL's tree chunk: LL128's above; else one protocol step (calcBytePerStep, ir::step_bytes), which
+// Simple halves while a channel would have fewer than depth x 8 / x 4 / x 1 chunks, down to 128 / 64 /
+// 32 KiB, in the NCCL versions whose tables say so (TuningConstants::tree_simple_chunk_by_depth) and in
+// RCCL (ROCm/rccl @0cbce2a src/enqueue.cc computeCollChunkInfo). The depth is NCCL's estimate
+// (src/graph/connect.cc: ranks per node - 1 + log2(nodes)).
 double tree_chunk_bytes(const NcclCall& call, const topo::Topology& topo, const ParamTable& params) {
-  const double step = static_cast<double>(ir::step_bytes(call.proto));
   if (call.proto == ir::Protocol::LL128) return tree_ll128_chunk_bytes(call, topo, params);
+  const double step = static_cast<double>(ir::step_bytes(call.proto));
   const bool rccl = msccl_runtime(topo) == ir::Runtime::Rccl;
   if (call.proto != ir::Protocol::Simple || (!rccl && !tuning_tables_for(params.get("sim.nccl.version"))->tree_simple_chunk_by_depth))
     return step;
