@@ -177,6 +177,12 @@ std::optional<FoldedSends> fold_rotations(Lowering& low, int which) {
   return out;
 }
 
+// NCCL's chunk code before v2.20.3-1's computeCollChunkInfo: tree Simple halves by the tree's depth
+// (TuningConstants::tree_simple_chunk_by_depth) and tree LL128 counts its steps in line bytes.
+bool chunks_before_2_20(const ParamTable& params) {
+  return tuning_tables_for(params.get("sim.nccl.version"))->tree_simple_chunk_by_depth;
+}
+
 // NCCL's tree LL128 chunk (src/enqueue.cc, the same rule from v2.9.9-1 to v2.28.9-1): the step halves while
 // a channel would get fewer than nsteps x 64 / ppn whole chunks, down to 128 KiB, then fewer than nsteps x
 // 16 / ppn, down to 32 KiB, with nsteps = 1 + log2(nodes) + 0.1 ppn. A chunk carries 15 of every 16 words
@@ -187,9 +193,7 @@ double tree_ll128_chunk_bytes(const NcclCall& call, const topo::Topology& topo, 
   const double nsteps = 1 + log2_floor(topo.num_nodes()) + 0.1 * ppn;
   const std::initializer_list<ChunkHalving> rules = {{nsteps * 64 / ppn, 131072}, {nsteps * 16 / ppn, 32768}};
   const double data_step = static_cast<double>(ir::step_bytes(ir::Protocol::LL128));
-  // The same version boundary as tree Simple's depth rule (v2.20.3-1's computeCollChunkInfo).
-  const bool counts_lines = tuning_tables_for(params.get("sim.nccl.version"))->tree_simple_chunk_by_depth;
-  if (!counts_lines) return halved_chunk(call.bytes, call.nchannels, data_step, rules);
+  if (!chunks_before_2_20(params)) return halved_chunk(call.bytes, call.nchannels, data_step, rules);
   const double line_step = static_cast<double>(ir::kLL128BufferBytes / ir::kNcclSteps);
   return halved_chunk(call.bytes, call.nchannels, line_step, rules) * 15 / 16;
 }
@@ -203,7 +207,7 @@ double tree_chunk_bytes(const NcclCall& call, const topo::Topology& topo, const 
   if (call.proto == ir::Protocol::LL128) return tree_ll128_chunk_bytes(call, topo, params);
   const double step = static_cast<double>(ir::step_bytes(call.proto));
   const bool rccl = msccl_runtime(topo) == ir::Runtime::Rccl;
-  if (call.proto != ir::Protocol::Simple || (!rccl && !tuning_tables_for(params.get("sim.nccl.version"))->tree_simple_chunk_by_depth))
+  if (call.proto != ir::Protocol::Simple || (!rccl && !chunks_before_2_20(params)))
     return step;
   const double depth = topo.gpus_per_node() - 1 + log2_floor(topo.num_nodes());
   return halved_chunk(call.bytes, call.nchannels, step, {{depth * 8, 131072}, {depth * 4, 65536}, {depth, 32768}});
