@@ -1,7 +1,9 @@
 // Host side of the cuda backend: builds the device tables for an algorithm, places ranks on GPUs
 // (rank r on GPU r mod #GPUs, each with its own buffers), maps peers, launches one cooperative kernel
 // per GPU per collective call and turns a watchdog abort into a one-line error.
+#include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <map>
 #include <memory>
 #include <string>
@@ -44,6 +46,33 @@ DeviceStep to_device(const ir::Step& s) {
   return DeviceStep{to_device(s.type), buf(s.src_buf), buf(s.dst_buf), static_cast<std::int8_t>(s.has_dep), s.src_off, s.dst_off, s.count, s.dep_tb, s.dep_step};
 }
 
+// Measurement knobs, read once per backend: CCFORGE_CUDA_DATA_PATH=narrow selects the 8-byte one-in-flight
+// data path, CCFORGE_CUDA_MAX_THREADS caps the block size (a multiple of 32 from 32 to 640), so that one
+// GPU run can time what each choice buys (bench/gpu/, scripts/gpu-executor-check.sh).
+struct LaunchShape {
+  DataPath path = DataPath::Wide;
+  int max_threads = kMaxThreadsPerBlock;
+};
+
+LaunchShape launch_shape_from_environment() {
+  LaunchShape shape;
+  if (const char* path = std::getenv("CCFORGE_CUDA_DATA_PATH")) {
+    const std::string p = path;
+    if (p != "wide" && p != "narrow")
+      throw DiagError(Diag{{"CCFORGE_CUDA_DATA_PATH", 0}, "unknown data path '" + p + "'", "set it to wide or narrow, or unset it"});
+    shape.path = p == "wide" ? DataPath::Wide : DataPath::Narrow;
+  }
+  if (const char* threads = std::getenv("CCFORGE_CUDA_MAX_THREADS")) {
+    char* end = nullptr;
+    const long n = std::strtol(threads, &end, 10);
+    if (end == threads || *end != '\0' || n < kMinThreadsPerBlock || n > kMaxThreadsPerBlock || n % 32 != 0)
+      throw DiagError(Diag{{"CCFORGE_CUDA_MAX_THREADS", 0}, "'" + std::string(threads) + "' is not a block size",
+                           "set it to a multiple of 32 from " + std::to_string(kMinThreadsPerBlock) + " to " + std::to_string(kMaxThreadsPerBlock)});
+    shape.max_threads = static_cast<int>(n);
+  }
+  return shape;
+}
+
 void enable_peer_access(int devices) {
   for (int a = 0; a < devices; ++a) {
     for (int b = 0; b < devices; ++b) {
@@ -63,8 +92,8 @@ void enable_peer_access(int devices) {
 
 class CudaRun {
  public:
-  CudaRun(const ir::Algorithm& algo, const CallSpec& call, const ChunkPlan& plan, int devices, const ExecOptions& options)
-      : algo_(algo), call_(call), plan_(plan), devices_(devices), options_(options) {
+  CudaRun(const ir::Algorithm& algo, const CallSpec& call, const ChunkPlan& plan, int devices, const ExecOptions& options, LaunchShape shape)
+      : algo_(algo), call_(call), plan_(plan), devices_(devices), options_(options), shape_(shape) {
     status_ = memory_.host_mapped<DeviceStatus>(1);
     abort_ = memory_.host_mapped<std::int32_t>(1);
     tbs_.resize(static_cast<std::size_t>(devices_));
@@ -89,7 +118,7 @@ class CudaRun {
         if (blocks == 0) continue;
         args[static_cast<std::size_t>(d)].call_index = static_cast<std::uint64_t>(c);
         check_cuda(cudaSetDevice(d), "cudaSetDevice");
-        check_cuda(launch_interpreter(static_cast<DeviceType>(call_.dtype), args[static_cast<std::size_t>(d)], blocks, threads_[static_cast<std::size_t>(d)],
+        check_cuda(launch_interpreter(static_cast<DeviceType>(call_.dtype), shape_.path, args[static_cast<std::size_t>(d)], blocks, threads_[static_cast<std::size_t>(d)],
                                       streams[static_cast<std::size_t>(d)]),
                    "launching the interpreter with " + std::to_string(blocks) + " blocks");
       }
@@ -119,15 +148,16 @@ class CudaRun {
     }
   }
 
-  // Picks per GPU the largest block size at which all its threadblocks are co-resident.
+  // Picks per GPU the largest block size (halved, in whole warps) at which all its threadblocks are
+  // co-resident.
   void choose_block_sizes() {
-    threads_.assign(static_cast<std::size_t>(devices_), kMaxThreadsPerBlock);
+    threads_.assign(static_cast<std::size_t>(devices_), shape_.max_threads);
     for (int d = 0; d < devices_; ++d) {
       const auto need = static_cast<int>(tbs_[static_cast<std::size_t>(d)].size());
       int& threads = threads_[static_cast<std::size_t>(d)];
       int fit = 0;
-      for (;; threads /= 2) {
-        check_cuda(max_coresident_blocks(static_cast<DeviceType>(call_.dtype), d, threads, &fit), "occupancy query");
+      for (;; threads = std::max(kMinThreadsPerBlock, threads / 2 / 32 * 32)) {
+        check_cuda(max_coresident_blocks(static_cast<DeviceType>(call_.dtype), shape_.path, d, threads, &fit), "occupancy query");
         if (fit >= need || threads == kMinThreadsPerBlock) break;
       }
       if (need > fit)
@@ -249,6 +279,7 @@ class CudaRun {
   const ChunkPlan& plan_;
   int devices_;
   ExecOptions options_;
+  LaunchShape shape_;
   DeviceMemory memory_;
   DeviceStatus* status_ = nullptr;
   std::int32_t* abort_ = nullptr;
@@ -273,14 +304,16 @@ int device_count() {
 
 class CudaBackend final : public Backend {
  public:
-  CudaBackend(int devices, ExecOptions options) : devices_(devices), options_(options) { enable_peer_access(devices); }
+  CudaBackend(int devices, ExecOptions options) : devices_(devices), options_(options), shape_(launch_shape_from_environment()) {
+    enable_peer_access(devices);
+  }
   std::string name() const override { return "cuda"; }
 
   Timing run(const ir::Algorithm& algo, const CallSpec& call, std::vector<RankBuffers>& buffers, int iterations) override {
     const ChunkPlan plan = plan_chunks(algo, call);
     check_runnable(algo, call, plan);
     check_buffers(algo, call, buffers);
-    CudaRun run(algo, call, plan, std::min(devices_, algo.ngpus), options_);
+    CudaRun run(algo, call, plan, std::min(devices_, algo.ngpus), options_, shape_);
     run.choose_block_sizes();
     run.upload(buffers);
     const Timing t = run.execute(iterations);
@@ -297,6 +330,7 @@ class CudaBackend final : public Backend {
  private:
   int devices_;
   ExecOptions options_;
+  LaunchShape shape_;
   std::unique_ptr<NcclBaseline> nccl_;
 };
 

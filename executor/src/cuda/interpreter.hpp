@@ -8,19 +8,23 @@
 
 namespace ccforge::executor::cuda {
 
-// Threads per block: NCCL uses 544 (Simple) and 640 (LL) (formats.md §1.7); 512 keeps one size for both.
-// Several ranks sharing one GPU can need more blocks than fit at 512 (the kernel's 64 registers per
-// thread allow 2 such blocks per H200 SM), so the launch halves the block down to one warp until all fit.
-inline constexpr int kMaxThreadsPerBlock = 512;
+// Threads per block: NCCL's most (640 for LL and LL128, formats.md §1.7) when the blocks fit. Several
+// ranks sharing one GPU can need more blocks than fit at 640 (one such block per H200 SM), so the launch
+// halves the block, in whole warps, down to one warp until all fit.
+inline constexpr int kMaxThreadsPerBlock = 640;
 inline constexpr int kMinThreadsPerBlock = 32;
+
+// How blocks move data: Wide (16-byte packs, several loads in flight per thread: the fast path) or
+// Narrow (8-byte words, one in flight), kept so that a GPU run can measure what the wide path buys.
+enum class DataPath { Wide, Narrow };
 
 // Blocks of the interpreter with `threads` threads each that can be resident on `device` at once
 // (occupancy x SMs).
-cudaError_t max_coresident_blocks(DeviceType type, int device, int threads, int* blocks);
+cudaError_t max_coresident_blocks(DeviceType type, DataPath path, int device, int threads, int* blocks);
 
 // Cooperative launch: fails instead of starting when not all `blocks` can be co-resident, since the
 // blocks spin-wait on each other.
-cudaError_t launch_interpreter(DeviceType type, const KernelArgs& args, int blocks, int threads, cudaStream_t stream);
+cudaError_t launch_interpreter(DeviceType type, DataPath path, const KernelArgs& args, int blocks, int threads, cudaStream_t stream);
 
 // elements[i] /= divisor for the n elements of `type` at `elements` (ncclAvg's division, executor.hpp).
 cudaError_t launch_divide(DeviceType type, void* elements, std::int64_t n, int divisor, cudaStream_t stream);
