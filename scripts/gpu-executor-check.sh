@@ -2,7 +2,8 @@
 # The executor's one-GPU check (issue 32), sized for one device run of at most 6 minutes: the cuda
 # backend bit for bit against the host oracle, `validate --suite osu` latency and bw for LL, LL128 and
 # Simple, the single-GPU executor bench, and every reference MSCCL file and every file tuned for ndv5
-# (in-place and out-of-place, every element checked). Each step has its own time limit; a summary
+# (in-place and out-of-place, every element checked). Each step has its own time limit (350 s in all,
+# 390 s when it must tune first); a summary
 # (GB/s per protocol, 8-byte latency, pass/fail counts, the issue's targets) ends the output.
 #
 # Usage: scripts/gpu-executor-check.sh [BUILD_DIR]
@@ -50,22 +51,22 @@ step() {  # step NAME SECONDS COMMAND...: runs with a time limit, logs to $out/N
 }
 
 # 1. The cuda backend against the host oracle, bit for bit, and the GPU watchdog.
-step cuda_tests 90 "$build/tests/executor/executor_cuda_test"
+step cuda_tests 60 "$build/tests/executor/executor_cuda_test"
 # 2. The issue's figures: 8-byte latency and bandwidth per pair at 2 and 8 MB, LL, LL128 and Simple.
-step osu_latency 30 "$ccforge" validate --device cuda --suite osu latency -b 8 -e 8 -n 200 -w 20 --out "$out/osu"
-step osu_bw 60 "$ccforge" validate --device cuda --suite osu bw -b 2M -e 8M -f 4 -n 5 -w 1 --out "$out/osu"
+step osu_latency 20 "$ccforge" validate --device cuda --suite osu latency -b 8 -e 8 -n 200 -w 20 --out "$out/osu"
+step osu_bw 45 "$ccforge" validate --device cuda --suite osu bw -b 2M -e 8M -f 4 -n 5 -w 1 --out "$out/osu"
 # 3. The executor bench: references (copy, producer/consumer, LL lines, memcpy, step costs) and the
 #    interpreter in three shapes (wide-640, wide-512, narrow-512).
-step bench 120 "$build/bench/executor_gpu_bench" "$out/bench"
+step bench 100 "$build/bench/executor_gpu_bench" "$out/bench"
 # 4. Correctness of real files: the reference MSCCL files (8 and 4 ranks), then every file tuned for ndv5.
-step msccl_8 60 "$ccforge" validate --device cuda --nranks 8 --algos "$root/tests/data/msccl" -b 3K -e 12M -f 8 -n 2 -w 1 --all-sizes --out "$out/msccl_8"
-step msccl_4 30 "$ccforge" validate --device cuda --nranks 4 --algos "$root/tests/data/msccl" -b 3K -e 12M -f 8 -n 2 -w 1 --all-sizes --out "$out/msccl_4"
+step msccl_8 45 "$ccforge" validate --device cuda --nranks 8 --algos "$root/tests/data/msccl" -b 3K -e 3M -f 32 -n 2 -w 1 --all-sizes --out "$out/msccl_8"
+step msccl_4 20 "$ccforge" validate --device cuda --nranks 4 --algos "$root/tests/data/msccl" -b 3K -e 3M -f 32 -n 2 -w 1 --all-sizes --out "$out/msccl_4"
 tuned=${TUNED:-$build/../tuned-ndv5}
 if [[ ! -e $tuned/selection.csv ]]; then
   tuned=$out/tuned-ndv5
-  step tune_ndv5 60 "$ccforge" tune --topo "$root/data/topologies/ndv5.xml" --out "$tuned"
+  step tune_ndv5 40 "$ccforge" tune --topo "$root/data/topologies/ndv5.xml" --out "$tuned"
 fi
-step tuned_ndv5 90 "$ccforge" validate --device cuda --tuned "$tuned" -b 1K -e 16M -f 8 --all-sizes -n 2 -w 1 --out "$out/tuned_ndv5"
+step tuned_ndv5 60 "$ccforge" validate --device cuda --tuned "$tuned" -b 1K -e 4M -f 64 --all-sizes -n 2 -w 1 --out "$out/tuned_ndv5"
 
 echo "== summary (run time $((SECONDS - started)) s; results in $out)"
 python3 - "$out" <<'PY'
