@@ -3,8 +3,8 @@
 # backend bit for bit against the host oracle, `validate --suite osu` latency and bw for LL, LL128 and
 # Simple, the single-GPU executor bench, and every reference MSCCL file and every file tuned for ndv5
 # (in-place and out-of-place, every element checked). Each step has its own time limit (350 s in all,
-# 390 s when it must tune first); a summary
-# (GB/s per protocol, 8-byte latency, pass/fail counts, the targets) ends the output.
+# 390 s when it must tune first); a summary (GB/s per protocol, 8-byte latency, pass/fail counts, the
+# issue's targets) ends the output. Commands go to OUT/commands.txt, each step's output to OUT/NAME.log.
 #
 # Usage: scripts/gpu-executor-check.sh [BUILD_DIR]
 #   BUILD_DIR  the CUDA build (default build-gpu); with SKIP_BUILD=1 it must already hold ccforge,
@@ -43,6 +43,7 @@ step() {  # step NAME SECONDS COMMAND...: runs with a time limit, logs to $out/N
   local name=$1 limit=$2
   shift 2
   echo "== $name (limit ${limit}s, at $((SECONDS - started)) s)"
+  echo "$name: $*" >> "$out/commands.txt"
   if timeout -k 5 "$limit" "$@" > "$out/$name.log" 2>&1; then
     echo "== $name: ok"
   else
@@ -52,8 +53,9 @@ step() {  # step NAME SECONDS COMMAND...: runs with a time limit, logs to $out/N
 
 # 1. The cuda backend against the host oracle, bit for bit, and the GPU watchdog.
 step cuda_tests 60 "$build/tests/executor/executor_cuda_test"
-# 2. The figures: 8-byte latency and bandwidth per pair at 2 and 8 MB, LL, LL128 and Simple.
-step osu_latency 20 "$ccforge" validate --device cuda --suite osu latency -b 8 -e 8 -n 200 -w 20 --out "$out/osu"
+# 2. The figures: latency at 8 B (also 4 KB, 2 MB) and bandwidth per pair at 2 and 8 MB, LL, LL128
+#    and Simple.
+step osu_latency 20 "$ccforge" validate --device cuda --suite osu latency -b 8 -e 2M -f 512 -n 100 -w 10 --out "$out/osu"
 step osu_bw 45 "$ccforge" validate --device cuda --suite osu bw -b 2M -e 8M -f 4 -n 5 -w 1 --out "$out/osu"
 # 3. The executor bench: references (copy, producer/consumer, LL lines, memcpy, step costs) and the
 #    interpreter in three shapes (wide-640, wide-512, narrow-512).
@@ -84,7 +86,8 @@ for proto, target in targets_bw.items():
     print(f"osu bw {proto:6}: " + ("not run" if best is None else f"{best:6.2f} GB/s per pair at >= 2 MB (target >= {target}: {'met' if best >= target else 'NOT met'})"))
 for r in rows(f"{out}/osu/osu_latency.csv"):
     us = float(r["latency_us"])
-    print(f"osu latency {r['protocol']:6} {r['size_bytes']} B: {us:6.2f} us (target <= 5: {'met' if us <= 5 else 'NOT met'})")
+    target = f" (target <= 5: {'met' if us <= 5 else 'NOT met'})" if r["size_bytes"] == "8" else ""
+    print(f"osu latency {r['protocol']:6} {r['size_bytes']:>7} B: {us:8.2f} us{target}")
 for name in ("msccl_8", "msccl_4", "tuned_ndv5"):
     runs = rows(f"{out}/{name}/measured.csv")
     runs = [r for r in runs if r.get("file")]

@@ -2,6 +2,7 @@
 // must agree bit for bit, since both reduce in the algorithm's order with the same rounding. Skips
 // with the reason when the build has no CUDA backend or no GPU is visible.
 #include <chrono>
+#include <cstdlib>
 #include <vector>
 
 #include <gmock/gmock.h>
@@ -34,9 +35,10 @@ TEST_P(CudaRingAllReduce, MatchesTheHostBackendBitForBit) {
 }
 
 // n = 8 puts several ranks on one GPU when fewer GPUs are present; 300,000 floats per chunk is
-// 1.2 MB: 37 LL tiles and one Simple tile; 5 floats per chunk exercises the partial 8-byte word.
+// 1.2 MB: 37 LL tiles, 3 LL128 tiles and one Simple tile; 5 floats per chunk exercises the partial
+// 8-byte word.
 INSTANTIATE_TEST_SUITE_P(Sizes, CudaRingAllReduce,
-                         ::testing::Combine(::testing::Values(2, 8), ::testing::Values(ir::Protocol::Simple, ir::Protocol::LL),
+                         ::testing::Combine(::testing::Values(2, 8), ::testing::Values(ir::Protocol::Simple, ir::Protocol::LL, ir::Protocol::LL128),
                                             ::testing::Values(std::size_t{5}, std::size_t{300000}), ::testing::Bool()));
 
 // ncclAvg: the division kernel after each call gives the host backend's result, in and out of place.
@@ -54,8 +56,8 @@ TEST(CudaBackend, AverageMatchesTheHostBackend) {
   }
 }
 
-// 8 ranks x 40 channels: 320 threadblocks on a one-GPU machine, more than fit there at 512 threads
-// each (264 on an H200), so the launch must shrink its blocks; on 8 GPUs each runs 40.
+// 8 ranks x 40 channels: 320 threadblocks on a one-GPU machine, more than fit there at 640 threads
+// each (132 on an H200), so the launch must shrink its blocks; on 8 GPUs each runs 40.
 TEST(CudaBackend, RunsMoreThreadblocksThanFitAtFullBlockSize) {
   SKIP_WITHOUT_GPU();
   constexpr int kRanks = 8, kChannels = 40;
@@ -66,6 +68,40 @@ TEST(CudaBackend, RunsMoreThreadblocksThanFitAtFullBlockSize) {
   make_cuda_backend()->run(algo, call, on_gpu, 2);
   make_host_backend()->run(algo, call, on_host, 2);
   for (int r = 0; r < kRanks; ++r) ASSERT_EQ(on_gpu[static_cast<std::size_t>(r)].recv, on_host[static_cast<std::size_t>(r)].recv) << "rank " << r;
+}
+
+// Sets an environment variable for one scope.
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const char* value) : name_(name) { setenv(name, value, 1); }
+  ScopedEnv(const ScopedEnv&) = delete;
+  ScopedEnv& operator=(const ScopedEnv&) = delete;
+  ~ScopedEnv() { unsetenv(name_); }
+
+ private:
+  const char* name_;
+};
+
+// The narrow data path (8-byte words, one in flight) and a capped block size, which the GPU bench times
+// against the default, give the host backend's bits too; 1001 floats per chunk leave a partial pack.
+TEST(CudaBackend, NarrowPathAndSmallBlocksMatchTheHostBackend) {
+  SKIP_WITHOUT_GPU();
+  const ScopedEnv path("CCFORGE_CUDA_DATA_PATH", "narrow"), threads("CCFORGE_CUDA_MAX_THREADS", "96");
+  for (const ir::Protocol proto : {ir::Protocol::Simple, ir::Protocol::LL}) {
+    const ir::Algorithm algo = testing::ring_allreduce(3, proto);
+    const CallSpec call{ir::Collective::AllReduce, 3 * 1001, DataType::Float, RedOp::Sum};
+    auto on_gpu = testing::make_buffers(call, 3);
+    auto on_host = on_gpu;
+    make_cuda_backend()->run(algo, call, on_gpu, 2);
+    make_host_backend()->run(algo, call, on_host, 2);
+    for (int r = 0; r < 3; ++r) ASSERT_EQ(on_gpu[static_cast<std::size_t>(r)].recv, on_host[static_cast<std::size_t>(r)].recv) << "rank " << r;
+  }
+}
+
+TEST(CudaBackend, UnknownLaunchShapeIsAnError) {
+  SKIP_WITHOUT_GPU();
+  const ScopedEnv threads("CCFORGE_CUDA_MAX_THREADS", "100");
+  EXPECT_THROW(make_cuda_backend(), DiagError);
 }
 
 TEST(CudaBackend, DeadlockBecomesAnErrorNotAHang) {

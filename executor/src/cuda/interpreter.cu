@@ -141,8 +141,9 @@ __device__ std::uint64_t combine_word(int red_op, const Transfer& t, std::uint64
   return t.y != nullptr ? reduce_word<T>(red_op, x, y) : x;
 }
 
-// Simple (and LL128, which the device runs with Simple's ring): words [from, to) of the transfer,
-// 8 bytes at a time, one in flight per thread; the tail of a wide move and any misaligned transfer.
+// Simple (and LL128, which the device runs with Simple's ring): the transfer's words from `from` on,
+// 8 bytes at a time, one in flight per thread: the narrow path, the tail of a wide move and any
+// misaligned transfer.
 template <typename T>
 __device__ void move_words(int red_op, const Transfer& t, std::int64_t from) {
   const std::int64_t words = (t.bytes + 7) / 8;
@@ -200,7 +201,7 @@ __device__ void move_packs(int red_op, const Transfer& t) {
 // reductions are separate loops, as for Simple.
 template <typename T, int kUnroll, bool kReduces>
 __device__ bool move_ll_unrolled(const KernelArgs& args, const DeviceTb& tb, int step, const Transfer& t, const std::uint64_t* in_ring,
-                        std::uint32_t in_flag, std::uint64_t* out_ring, std::uint32_t out_flag) {
+                                 std::uint32_t in_flag, std::uint64_t* out_ring, std::uint32_t out_flag) {
   const std::int64_t words = (t.bytes + 7) / 8;
   const std::int64_t stride = static_cast<std::int64_t>(blockDim.x) * kUnroll;
   for (std::int64_t base = threadIdx.x; base < words; base += stride) {
