@@ -71,6 +71,7 @@ fi
 step tuned_ndv5 60 "$ccforge" validate --device cuda --tuned "$tuned" -b 1K -e 4M -f 64 --all-sizes -n 2 -w 1 --out "$out/tuned_ndv5"
 
 echo "== summary (run time $((SECONDS - started)) s; results in $out)"
+command -v python3 > /dev/null || { echo "no python3 here: read $out/osu/*.csv and $out/*/measured.csv"; exit $status; }
 python3 - "$out" <<'PY'
 import csv, os, sys
 out = sys.argv[1]
