@@ -4,13 +4,16 @@
 # Simple, the single-GPU executor bench, and every reference MSCCL file and every file tuned for ndv5
 # (in-place and out-of-place, every element checked). Each step has its own time limit (350 s in all,
 # 390 s when it must tune first); a summary (GB/s per protocol, 8-byte latency, pass/fail counts, the
-# issue's targets) ends the output. Commands go to OUT/commands.txt, each step's output to OUT/NAME.log.
+# issue's targets) ends the output. Commands go to OUT/commands.txt, each step's output to OUT/NAME.log,
+# the summary to OUT/summary.txt, and all of them into OUT/results.tar.gz at the end.
 #
 # Usage: scripts/gpu-executor-check.sh [BUILD_DIR]
 #   BUILD_DIR  the CUDA build (default build-gpu); with SKIP_BUILD=1 it must already hold ccforge,
 #              tests/executor/executor_cuda_test and bench/executor_gpu_bench (gpu-bundle.sh makes one:
 #              .gpu/build, with its tuned-ndv5/ folder next to it)
-#   OUT        where logs and CSVs go (default BUILD_DIR/gpu-executor-check)
+#   OUT        where results.tar.gz (every log, CSV and command of the run) and summary.txt go (default
+#              BUILD_DIR/gpu-executor-check, where the run writes them; a device run's OUT hands back at
+#              most 8 files, so the run itself works in BUILD_DIR/gpu-executor-check, emptied first)
 #   JOBS       build parallelism (default 16: the device machine's cores)
 #   TUNED      a `ccforge tune --out` folder for data/topologies/ndv5.xml (default BUILD_DIR/../tuned-ndv5
 #              when it exists, else tuned on the spot into OUT/tuned-ndv5)
@@ -18,8 +21,9 @@ set -uo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=$(realpath -m "${1:-$root/build-gpu}")
-out=$(realpath -m "${OUT:-$build/gpu-executor-check}")
-mkdir -p "$out"
+out=$build/gpu-executor-check
+results=$(realpath -m "${OUT:-$out}")
+rm -rf "$out" && mkdir -p "$out" "$results" || { echo "gpu-executor-check: cannot make $out and $results" >&2; exit 2; }
 ccforge=$build/ccforge
 started=$SECONDS
 
@@ -70,8 +74,9 @@ if [[ ! -e $tuned/selection.csv ]]; then
 fi
 step tuned_ndv5 60 "$ccforge" validate --device cuda --tuned "$tuned" -b 1K -e 4M -f 64 --all-sizes -n 2 -w 1 --out "$out/tuned_ndv5"
 
-echo "== summary (run time $((SECONDS - started)) s; results in $out)"
-command -v python3 > /dev/null || { echo "no python3 here: read $out/osu/*.csv and $out/*/measured.csv"; exit $status; }
+summary() {
+echo "== summary (run time $((SECONDS - started)) s; results in $out, all of them packed in $results/results.tar.gz)"
+command -v python3 > /dev/null || { echo "no python3 here: read $out/osu/*.csv and $out/*/measured.csv"; return; }
 python3 - "$out" <<'PY'
 import csv, os, sys
 out = sys.argv[1]
@@ -99,5 +104,10 @@ for name in ("msccl_8", "msccl_4", "tuned_ndv5"):
 for r in rows(f"{out}/bench/executor_gpu_bench.csv"):
     print(f"bench {r['test']:23} {r['variant']:15} {r['protocol']:6} {r['threads']:>4} thr {r['bytes']:>10} B {float(r['GBps']):7.2f} GB/s {float(r['us']):10.3f} us  {r['note']}")
 PY
+}
+summary | tee "$out/summary.txt"
+[[ $results == "$out" ]] || cp "$out/summary.txt" "$results/summary.txt"
+tar -czf "$results/results.tar.gz.part" -C "$out" --exclude=results.tar.gz --exclude=results.tar.gz.part . &&
+  mv "$results/results.tar.gz.part" "$results/results.tar.gz" || { echo "gpu-executor-check: packing $results/results.tar.gz failed" >&2; status=1; }
 echo "gpu-executor-check: $([[ $status == 0 ]] && echo 'all steps ok' || echo 'some steps FAILED') in $((SECONDS - started)) s"
 exit $status
