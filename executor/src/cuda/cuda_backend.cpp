@@ -203,7 +203,6 @@ class CudaRun {
       c.received = memory_.device<std::uint64_t>(device_of(to), 8);
       c.head = memory_.device<std::uint64_t>(device_of(from), 8);
       c.sent = memory_.device<std::uint64_t>(device_of(from), 8);
-      c.same_device = device_of(from) == device_of(to) ? 1 : 0;
       connections_.push_back(c);
       endpoints_.push_back({-1, -1});
     }

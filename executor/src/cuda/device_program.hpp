@@ -34,7 +34,6 @@ struct DeviceConnection {
   std::uint64_t* sent;                // sender's running transfer count, kept across launches
   std::uint64_t* received;            // receiver's running transfer count
   std::int32_t capacity;              // transfers in flight: NCCL_STEPS / slots per transfer
-  std::int32_t same_device;           // 1 when sender and receiver share a GPU: a GPU-scope fence orders the slot
   std::int64_t transfer_words;        // ring words per transfer slot
 };
 

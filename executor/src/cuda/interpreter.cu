@@ -22,16 +22,13 @@ __device__ std::uint64_t global_time_ns() {
   return t;
 }
 
-// Spins until ready() holds; false when the kernel is aborted or this wait exceeds the watchdog. The
-// clock is first read at the first check, not on entry: an LL receiver ahead of its sender enters here
-// for most lines, and a %globaltimer read per line would cost more than the line's wait.
+// Spins until ready() holds; false when the kernel is aborted or this wait exceeds the watchdog.
 template <typename Ready>
 __device__ bool spin_until(const KernelArgs& args, const DeviceTb& tb, int step, int waiting, Ready ready) {
-  std::uint64_t start = 0;
+  const std::uint64_t start = global_time_ns();
   for (unsigned n = 1; !ready(); ++n) {
     if (n % kSpinsPerCheck != 0) continue;
     if (*args.abort) return false;
-    if (start == 0) start = global_time_ns();
     if (global_time_ns() - start > args.timeout_ns) {
       if (atomicCAS(const_cast<int*>(&args.status->code), 0, 1) == 0) {
         args.status->rank = tb.rank;
@@ -93,14 +90,6 @@ __device__ std::uint64_t load_word(const char* p, int nbytes) {
   std::uint64_t v = 0;
   for (int i = 0; i < nbytes; ++i) reinterpret_cast<char*>(&v)[i] = reinterpret_cast<const volatile char*>(p)[i];
   return v;
-}
-
-// The same as a weak load through L2 (ld.global.cg) instead of a volatile (relaxed, system-scope) one, for
-// an LL sender's source words: L2 is coherent for the other blocks' writes that volatile loads guard
-// against, and their flags, fences and the block's barrier come first.
-__device__ std::uint64_t load_word_cg(const char* p, int nbytes) {
-  if (nbytes == 8 && (reinterpret_cast<std::uintptr_t>(p) & 7) == 0) return __ldcg(reinterpret_cast<const unsigned long long*>(p));
-  return load_word(p, nbytes);
 }
 
 __device__ void store_word(char* p, std::uint64_t v, int nbytes) {
@@ -208,39 +197,38 @@ __device__ void move_packs(int red_op, const Transfer& t) {
 }
 
 // LL: word w travels in line w of the ring. A receiving thread issues the loads of kUnroll lines before
-// it polls any of them again; a sending thread issues the loads of kUnroll source words (mostly from
-// DRAM) before it stores each line with one 16-byte store. Copies and reductions are separate
-// instantiations, as for Simple.
+// it polls any of them again; a sending thread stores each line with one 16-byte store. Copies and
+// reductions are separate loops, as for Simple.
 template <typename T, int kUnroll, bool kReduces>
 __device__ bool move_ll_unrolled(const KernelArgs& args, const DeviceTb& tb, int step, const Transfer& t, const std::uint64_t* in_ring,
                                  std::uint32_t in_flag, std::uint64_t* out_ring, std::uint32_t out_flag) {
-  const std::int64_t end = (t.bytes + 7) / 8;
-  const std::int64_t gap = blockDim.x;
-  for (std::int64_t w = threadIdx.x; w < end; w += kUnroll * gap) {
+  const std::int64_t words = (t.bytes + 7) / 8;
+  const std::int64_t stride = static_cast<std::int64_t>(blockDim.x) * kUnroll;
+  for (std::int64_t base = threadIdx.x; base < words; base += stride) {
     std::uint64_t x[kUnroll], y[kUnroll];
     bool ready[kUnroll];
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u) {
-      const std::int64_t line = w + u * gap;
-      if (line >= end) break;
-      const int nb = t.bytes - line * 8 >= 8 ? 8 : static_cast<int>(t.bytes - line * 8);
-      ready[u] = in_ring == nullptr || ll_load(in_ring + 2 * line, in_flag, &x[u]);
-      if (in_ring == nullptr) x[u] = load_word_cg(t.x + line * 8, nb);
-      y[u] = kReduces ? load_word_cg(t.y + line * 8, nb) : 0;
+      const std::int64_t w = base + static_cast<std::int64_t>(u) * blockDim.x;
+      if (w >= words) break;
+      const int nb = static_cast<int>(t.bytes - w * 8 < 8 ? t.bytes - w * 8 : 8);
+      ready[u] = in_ring == nullptr || ll_load(in_ring + 2 * w, in_flag, &x[u]);
+      if (in_ring == nullptr) x[u] = load_word(t.x + w * 8, nb);
+      y[u] = kReduces ? load_word(t.y + w * 8, nb) : 0;
     }
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u) {
-      const std::int64_t line = w + u * gap;
-      if (line >= end) break;
+      const std::int64_t w = base + static_cast<std::int64_t>(u) * blockDim.x;
+      if (w >= words) break;
       if (!ready[u]) {
         std::uint64_t polled = 0;  // not x[u]: a reference into x would move the array to local memory
-        if (!spin(args, tb, step, 3, [&] { return ll_load(in_ring + 2 * line, in_flag, &polled); })) return false;
+        if (!spin(args, tb, step, 3, [&] { return ll_load(in_ring + 2 * w, in_flag, &polled); })) return false;
         x[u] = polled;
       }
-      const int nb = t.bytes - line * 8 >= 8 ? 8 : static_cast<int>(t.bytes - line * 8);
+      const int nb = static_cast<int>(t.bytes - w * 8 < 8 ? t.bytes - w * 8 : 8);
       const std::uint64_t v = kReduces ? reduce_word<T>(args.red_op, x[u], y[u]) : x[u];
-      if (t.dst != nullptr) store_word(t.dst + line * 8, v, nb);
-      if (out_ring != nullptr) ll_store(out_ring + 2 * line, v, out_flag);
+      if (t.dst != nullptr) store_word(t.dst + w * 8, v, nb);
+      if (out_ring != nullptr) ll_store(out_ring + 2 * w, v, out_flag);
     }
   }
   return true;
@@ -249,8 +237,7 @@ __device__ bool move_ll_unrolled(const KernelArgs& args, const DeviceTb& tb, int
 template <typename T, int kUnroll>
 __device__ bool move_ll(const KernelArgs& args, const DeviceTb& tb, int step, const Transfer& t, const std::uint64_t* in_ring,
                         std::uint32_t in_flag, std::uint64_t* out_ring, std::uint32_t out_flag) {
-  constexpr int kReduceUnroll = kUnroll > 1 ? kUnroll / 2 : 1;  // a reduction holds y as well: half as many lines
-  if (t.y != nullptr) return move_ll_unrolled<T, kReduceUnroll, true>(args, tb, step, t, in_ring, in_flag, out_ring, out_flag);
+  if (t.y != nullptr) return move_ll_unrolled<T, kUnroll, true>(args, tb, step, t, in_ring, in_flag, out_ring, out_flag);
   return move_ll_unrolled<T, kUnroll, false>(args, tb, step, t, in_ring, in_flag, out_ring, out_flag);
 }
 
@@ -267,7 +254,7 @@ struct Counters {
 template <bool kWide>
 struct Mover {
   static constexpr int kSimpleUnroll = kWide ? 4 : 1;
-  static constexpr int kLLUnroll = kWide ? 4 : 1;
+  static constexpr int kLLUnroll = kWide ? 2 : 1;
 };
 
 // One primitive call: thread 0 waits for the slots it needs while the others wait at a barrier, all
@@ -311,10 +298,7 @@ __device__ bool run_primitive(const KernelArgs& args, const DeviceTb& tb, int st
   if (__syncthreads_or(failed)) return false;
   if (threadIdx.x == 0) {
     if (sends && !ll) {
-      // A peer GPU reads the slot over NVLink: the system-scope fence, as NCCL's postPeer. The same GPU
-      // needs GPU scope only: 258 ns over a plain flag hop instead of 565 (bench step_cost_ns, H200 run 1).
-      if (out->same_device) __threadfence();
-      else __threadfence_system();
+      __threadfence_system();
       *out->tail = c.sent;
     }
     if (receives) *in->head = c.received + 1;
