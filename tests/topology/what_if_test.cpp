@@ -123,11 +123,13 @@ TEST(WhatIf, MalformedChangesNameTheFlagAndTheForm) {
   EXPECT_EQ(diag_message([] { parse_failure("link:leaf0"); }), "--fail: 'link:leaf0': a link names its two ends (use nic:NODE/NAME or link:A-B)");
   EXPECT_EQ(diag_message([] { parse_degradation("link:a-b"); }),
             "--degrade: 'link:a-b': no fraction (use link:A-B=FRACTION, e.g. link:n0/mlx5_0-leaf0=0.5)");
-  for (const char* bad : {"0", "1.5", "-0.5", "nan", "inf", "half", ""}) {
+  // 1e-12 made times wrap around int64 picoseconds: faster than healthy.
+  for (const char* bad : {"0", "1.5", "-0.5", "nan", "inf", "half", "", "1e-12", "0.0009"}) {
     const std::string message = diag_message([&] { parse_degradation(std::string("link:a-b=") + bad); });
-    EXPECT_NE(message.find("allowed: > 0 and <= 1"), std::string::npos) << bad << ": " << message;
+    EXPECT_NE(message.find("allowed: >= 0.001 and <= 1"), std::string::npos) << bad << ": " << message;
   }
   EXPECT_DOUBLE_EQ(parse_degradation("link:a-b=0.25").fraction, 0.25);
+  EXPECT_DOUBLE_EQ(parse_degradation("link:a-b=0.001").fraction, 0.001);
 }
 
 TEST(WhatIf, CuttingAGpuOffIsAnError) {

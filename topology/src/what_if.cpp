@@ -17,6 +17,10 @@ namespace {
 
 // Error messages list at most this many valid names, then how many there are in all.
 constexpr std::size_t kNamesShown = 16;
+// The smallest --degrade fraction. Times are int64 picoseconds (at most 9.2e6 s): 2 x 1 TB (the size
+// limit, as a ring moves it) over a 1 GB/s link at 1e-3 of its speed takes 2.2e6 s, inside that range;
+// at 1e-12 the time wraps and the run reads faster than healthy. A link that slow has failed.
+constexpr double kMinDegradeFraction = 1e-3;
 
 [[noreturn]] void fail_change(const std::string& flag, const std::string& text, const std::string& problem, const std::string& fix) {
   fail_at(flag, 0, fmt::format("'{}': {}", text, problem), fix);
@@ -206,9 +210,10 @@ TopologyChange parse_change(std::string_view text, const char* flag, bool degrad
     char* end = nullptr;
     change.fraction = std::strtod(number.c_str(), &end);
     const bool parsed = !number.empty() && end == number.c_str() + number.size() && errno == 0;
-    if (!parsed || !std::isfinite(change.fraction) || change.fraction <= 0 || change.fraction > 1)
+    if (!parsed || !std::isfinite(change.fraction) || change.fraction < kMinDegradeFraction || change.fraction > 1)
       fail_change(flag, given, fmt::format("fraction {} is {}", number, parsed ? "out of range" : "not a number"),
-                  "allowed: > 0 and <= 1, the share of bandwidth left; a dead link is --fail link:A-B");
+                  fmt::format("allowed: >= {:g} and <= 1, the share of bandwidth left; a slower link has failed: --fail link:A-B",
+                              kMinDegradeFraction));
     rest.resize(eq);
   }
   if (rest.empty()) fail_change(flag, given, "no name", usage);
