@@ -114,7 +114,7 @@ void run_tune(const TuneFlags& f, const search::WorkShare* share) {
   apply_run_conditions(f.conditions, params);
   load.machine = machine_description(f.topo);
   const topo::Topology topology = load_topology(f.topo, topo_file, load);
-  if (lead) warn_sizes_beyond_gpu_memory(topology, options.sizes);
+  refuse_sizes_beyond_gpu_memory(topology, options.sizes);
   check_root_rank(f.reduction, topology.num_gpus());
   check_launch_fits(f.conditions, topology.num_gpus());
   options.share = share;

@@ -1,6 +1,9 @@
 // `ccforge validate`: flags and printing only; the validate and executor libraries do the work.
 #include <algorithm>
+#include <cstdint>
 #include <filesystem>
+#include <fstream>
+#include <limits>
 #include <optional>
 #include <string>
 #include <utility>
@@ -8,6 +11,7 @@
 
 #include <CLI/CLI.hpp>
 #include <fmt/core.h>
+#include <unistd.h>
 
 #include "ccforge/common/atomic_file.hpp"
 #include "ccforge/common/diag.hpp"
@@ -129,6 +133,30 @@ class NcclTestsTable {
   std::size_t columns_ = 0;
 };
 
+// The memory the kernel can give this process now (/proc/meminfo MemAvailable), else the free pages.
+std::uint64_t available_memory_bytes() {
+  std::ifstream meminfo("/proc/meminfo");
+  for (std::string key; meminfo >> key;) {
+    std::uint64_t kib = 0;
+    if (key == "MemAvailable:" && meminfo >> kib) return kib * 1024;
+    meminfo.ignore(std::numeric_limits<std::streamsize>::max(), '\n');
+  }
+  return static_cast<std::uint64_t>(::sysconf(_SC_AVPHYS_PAGES)) * static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
+}
+
+std::string gib(std::uint64_t bytes) { return fmt::format("{:.1f} GiB", static_cast<double>(bytes) / (1ULL << 30)); }
+
+// The host device holds every rank's buffers in this process: a sweep they cannot fit is refused
+// before the first run instead of ending in std::bad_alloc.
+void check_host_memory(const std::vector<validate::Candidate>& candidates, const validate::SweepOptions& o) {
+  const std::uint64_t needed = validate::host_buffer_bytes(candidates, o), available = available_memory_bytes();
+  if (needed <= available) return;
+  fail_at("-e", 0,
+          fmt::format("the host device needs {} of rank buffers at {} ({} ranks) but {} of memory is available", gib(needed),
+                      format_size(*std::max_element(o.sizes.begin(), o.sizes.end())), o.nranks, gib(available)),
+          "lower -e or --nranks, or run on --device cuda");
+}
+
 // The candidates --algos or --tuned name (none where neither is given).
 std::vector<validate::Candidate> given_candidates(const ValidateFlags& f) {
   if (!f.tuned_dir.empty()) return validate::load_tuned_algorithms(f.tuned_dir);
@@ -147,6 +175,7 @@ void run_collectives(const ValidateFlags& f) {
   // Loaded before the sweep, so that a bad topology is reported before the work, not after.
   std::optional<topo::Topology> topology;
   if (!f.topo.file.empty()) topology = topo::load_topology(f.topo.file, topo::LoadOptions{machine_description(f.topo), {}});
+  if (f.device == "host") check_host_memory(candidates, options);
   auto backend = make_backend(f);
   fmt::print("# ccforge validate: device {}, {} ranks{}, {} algorithms, -n {} -w {} -c {}\n", backend->name(), nranks,
              !f.nranks && inferred ? " (the algorithms')" : "", candidates.size(), f.iterations, f.warmup, f.check);
