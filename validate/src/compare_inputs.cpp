@@ -76,7 +76,7 @@ std::string tuned_machine(const std::filesystem::path& report) {
 }  // namespace
 
 TimedTable parse_selection_csv(const std::string& text, const std::string& file) {
-  TimedTable table{file, TableKind::Selection, {}};
+  TimedTable table{file, TableKind::Selection, {}, {}, {}};
   std::set<std::pair<std::string, ByteCount>> seen;
   int line = 1;  // read_selection_csv keeps no blank lines: row i is on line i + 2
   for (const sim::SelectionRow& row : sim::read_selection_csv(text, file)) {
@@ -94,7 +94,7 @@ TimedTable parse_selection_csv(const std::string& text, const std::string& file)
 }
 
 TimedTable parse_sim_csv(const std::string& text, const std::string& file) {
-  TimedTable table{file, TableKind::SimCsv, {}};
+  TimedTable table{file, TableKind::SimCsv, {}, {}, {}};
   std::set<std::pair<std::string, ByteCount>> seen;
   std::istringstream in(text);
   std::vector<std::string> header;
@@ -126,7 +126,7 @@ TimedTable parse_sim_csv(const std::string& text, const std::string& file) {
     if (algbw_at && busbw_at && !collective_at) {
       const double algbw = bandwidth_cell(f[*algbw_at], "algbw_gbs", file, number);
       const double busbw = bandwidth_cell(f[*busbw_at], "busbw_gbs", file, number);
-      if (algbw > widest_algbw) {
+      if (algbw > widest_algbw && std::isfinite(busbw / algbw)) {
         widest_algbw = algbw;
         table.bus_factor = busbw / algbw;
       }
