@@ -102,6 +102,7 @@ void run(const CalibrateFlags& f, bool launch_given) {
   validate::CalibrationOptions options;
   const topo::Topology topology = topo::load_topology(topo_file, load);
   const RunConditionFlags conditions = conditions_from_logs(f, launch_given, topology);
+  check_launch_fits(conditions, topology.num_gpus());
   apply_run_conditions(conditions, options.base);
   fmt::print("# run conditions: -t {} -g {}, NCCL {}{}\n", conditions.threads, conditions.gpus_per_thread,
              conditions.nccl_version.empty() ? "2.18 (default)" : conditions.nccl_version, conditions.env.empty() ? "" : ", --env given");

@@ -227,6 +227,7 @@ void run(const SimFlags& f) {
   const topo::Topology topo = load_topology(f.topo, topo_file, options);
   warn_sizes_beyond_gpu_memory(topo, sizes);
   check_root_rank(f.reduction, topo.num_gpus());
+  check_launch_fits(f.conditions, topo.num_gpus());
   const auto request = sim::parse_nccl_request(f.algo);
   if (!request && f.algo.starts_with("nccl"))
     fail_at("--algo", 0, "unknown NCCL choice '" + f.algo + "'", "use nccl, nccl:ring|tree|nvls[:ll|ll128|simple]");
@@ -304,7 +305,7 @@ void add_sim_command(CLI::App& app) {
   add_plot_flag(*cmd, flags->plot, "bus bandwidth against size, a line per collective");
   cmd->add_flag("--explain", flags->explain,
                 "with --algo nccl: per size every algorithm x protocol x channels NCCL can run, its pick, the fastest");
-  add_min_gain_flag(*cmd, flags->min_gain, "--explain marks NCCL's pick LOSES when beaten");
+  add_min_gain_flag(*cmd, flags->min_gain, "--explain marks NCCL's pick LOSES when beaten")->check(finite_range(0, kMaxMinGain));
   cmd->add_flag("--dump-params", flags->dump_params, "print every sim.* parameter with unit and source, then exit");
   cmd->callback([flags] { run(*flags); });
 }

@@ -25,9 +25,8 @@
 namespace ccforge::cli {
 namespace {
 
-// Flag bounds: more workers than any machine has cores, and a gain above which NCCL is never replaced.
+// A bound on --jobs: more workers than any machine has cores.
 constexpr int kMaxJobs = 4096;
-constexpr double kMaxMinGain = 100;
 
 struct TuneFlags {
   TopoInput topo;
@@ -115,8 +114,9 @@ void run_tune(const TuneFlags& f, const search::WorkShare* share) {
   apply_run_conditions(f.conditions, params);
   load.machine = machine_description(f.topo);
   const topo::Topology topology = load_topology(f.topo, topo_file, load);
-  if (lead) warn_sizes_beyond_gpu_memory(topology, options.sizes);
+  refuse_sizes_beyond_gpu_memory(topology, options.sizes);
   check_root_rank(f.reduction, topology.num_gpus());
+  check_launch_fits(f.conditions, topology.num_gpus());
   options.share = share;
   options.metadata = run_metadata(kTuneReportSchema, input_files(topo_file, f.profile));
   if (!lead) {

@@ -1,6 +1,9 @@
 // `ccforge validate`: flags and printing only; the validate and executor libraries do the work.
 #include <algorithm>
+#include <cstdint>
 #include <filesystem>
+#include <fstream>
+#include <limits>
 #include <optional>
 #include <string>
 #include <utility>
@@ -8,6 +11,7 @@
 
 #include <CLI/CLI.hpp>
 #include <fmt/core.h>
+#include <unistd.h>
 
 #include "ccforge/common/atomic_file.hpp"
 #include "ccforge/common/diag.hpp"
@@ -129,6 +133,43 @@ class NcclTestsTable {
   std::size_t columns_ = 0;
 };
 
+// The memory the kernel can give this process now (/proc/meminfo MemAvailable), else the free pages.
+std::uint64_t available_memory_bytes() {
+  std::ifstream meminfo("/proc/meminfo");
+  for (std::string key; meminfo >> key;) {
+    std::uint64_t kib = 0;
+    if (key == "MemAvailable:" && meminfo >> kib) return kib * 1024;
+    meminfo.ignore(std::numeric_limits<std::streamsize>::max(), '\n');
+  }
+  return static_cast<std::uint64_t>(::sysconf(_SC_AVPHYS_PAGES)) * static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
+}
+
+std::string gib(std::uint64_t bytes) { return fmt::format("{:.1f} GiB", static_cast<double>(bytes) / (1ULL << 30)); }
+
+// The host device holds every rank's buffers in this process: a sweep they cannot fit is refused
+// before the first run instead of ending in std::bad_alloc.
+void check_host_memory(std::uint64_t needed, const std::vector<ByteCount>& sizes, int nranks) {
+  const std::uint64_t available = available_memory_bytes();
+  if (needed <= available) return;
+  fail_at("-e", 0,
+          fmt::format("the host device needs up to {} of rank buffers at {} ({} ranks) but {} of memory is available", gib(needed),
+                      format_size(*std::max_element(sizes.begin(), sizes.end())), nranks, gib(available)),
+          "lower -e or --nranks, or run on --device cuda");
+}
+
+// OSU sizes are what one rank sends; a rank receives at most one such message from every rank (gather,
+// allgather, alltoall), and the check builds fresh buffers while the timed ones exist: a bound, not a count.
+// Point-to-point tests run on ranks 0 and 1 only.
+int osu_ranks(const std::vector<validate::OsuTest>& tests, const validate::OsuOptions& o) {
+  return std::all_of(tests.begin(), tests.end(), validate::is_point_to_point) ? 2 : o.nranks;
+}
+
+std::uint64_t osu_host_buffer_bytes(const std::vector<validate::OsuTest>& tests, const validate::OsuOptions& o) {
+  const auto largest = static_cast<std::uint64_t>(*std::max_element(o.sizes.begin(), o.sizes.end()));
+  const auto ranks = static_cast<std::uint64_t>(osu_ranks(tests, o));
+  return 2 * ranks * largest * (ranks == 2 ? 2 : 1 + ranks);
+}
+
 // The candidates --algos or --tuned name (none where neither is given).
 std::vector<validate::Candidate> given_candidates(const ValidateFlags& f) {
   if (!f.tuned_dir.empty()) return validate::load_tuned_algorithms(f.tuned_dir);
@@ -147,6 +188,7 @@ void run_collectives(const ValidateFlags& f) {
   // Loaded before the sweep, so that a bad topology is reported before the work, not after.
   std::optional<topo::Topology> topology;
   if (!f.topo.file.empty()) topology = topo::load_topology(f.topo.file, topo::LoadOptions{machine_description(f.topo), {}});
+  if (f.device == "host") check_host_memory(validate::host_buffer_bytes(candidates, options), options.sizes, nranks);
   auto backend = make_backend(f);
   fmt::print("# ccforge validate: device {}, {} ranks{}, {} algorithms, -n {} -w {} -c {}\n", backend->name(), nranks,
              !f.nranks && inferred ? " (the algorithms')" : "", candidates.size(), f.iterations, f.warmup, f.check);
@@ -250,6 +292,7 @@ void run_osu(const ValidateFlags& f) {
   o.nranks = f.nranks.value_or(validate::common_rank_count(candidates).value_or(kDefaultRanks));
   check_root_rank(f.reduction, o.nranks);
   o.root = f.reduction.root;
+  if (f.device == "host") check_host_memory(osu_host_buffer_bytes(tests, o), o.sizes, osu_ranks(tests, o));
   auto backend = make_backend(f);
   bool ok = true;
   for (const validate::OsuTest test : tests) {

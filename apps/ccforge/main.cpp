@@ -1,4 +1,6 @@
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <exception>
 #include <memory>
 #include <string>
@@ -16,6 +18,15 @@ namespace {
 
 // Exit codes: 0 success, 1 a check found the input wrong (e.g. `ir check`), 2 bad input or flags.
 constexpr int kExitBadInput = 2;
+
+// Standard output is buffered: a full disk or a closed pipe shows only when it is flushed, so a run
+// that printed must flush before it can report success.
+std::string stdout_write_error() {
+  errno = 0;
+  if (std::fflush(stdout) == 0 && !std::ferror(stdout)) return "";
+  return fmt::format("ccforge: cannot write to standard output: {} (free space or send the output elsewhere)",
+                     errno != 0 ? std::strerror(errno) : "write error");
+}
 
 }  // namespace
 
@@ -54,6 +65,7 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::RuntimeError& e) {
+    if (const std::string error = stdout_write_error(); !error.empty()) return fail(error, kExitBadInput);
     return e.get_exit_code();
   } catch (const CLI::ParseError& e) {
     // CLI11 checks required subcommands before it reports leftovers; name the leftover, it is the cause.
@@ -63,7 +75,10 @@ int main(int argc, char** argv) {
   } catch (const ccforge::DiagError& e) {
     return fail(e.what(), kExitBadInput);
   } catch (const std::exception& e) {
+    // fmt::print throws when a write to a full stdout fails: that is the cause, not a bug.
+    if (const std::string error = stdout_write_error(); !error.empty()) return fail(error, kExitBadInput);
     return fail(fmt::format("ccforge: internal error: {}", e.what()), 3);
   }
+  if (const std::string error = stdout_write_error(); !error.empty()) return fail(error, kExitBadInput);
   return 0;
 }

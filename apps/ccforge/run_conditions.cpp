@@ -1,5 +1,7 @@
 #include "run_conditions.hpp"
 
+#include "ccforge/common/diag.hpp"
+
 #include <fmt/core.h>
 #include <fmt/ranges.h>
 
@@ -64,6 +66,15 @@ void apply_run_conditions(const RunConditionFlags& f, sim::SimParams& params) {
   if (const auto names = unapplied_environment(f.env); !names.empty())
     fmt::print(stderr, "ccforge: note: {} in this environment not applied; pass the run's settings as --env NAME=VALUE\n",
                fmt::join(names, ", "));
+}
+
+void check_launch_fits(const RunConditionFlags& f, int num_gpus) {
+  const long per_process = static_cast<long>(f.threads) * f.gpus_per_thread;
+  if (num_gpus % per_process != 0)
+    fail_at("-g", 0,
+            fmt::format("-t {} -g {} drives {} GPUs per process, but the topology has {}", f.threads, f.gpus_per_thread, per_process,
+                        num_gpus),
+            fmt::format("give -t and -g whose product divides {}; -g 1 is one process per GPU", num_gpus));
 }
 
 }  // namespace ccforge::cli

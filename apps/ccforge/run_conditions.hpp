@@ -26,4 +26,8 @@ void add_run_condition_flags(CLI::App& cmd, RunConditionFlags& flags);
 // that are not applied (only --env is).
 void apply_run_conditions(const RunConditionFlags& flags, sim::SimParams& params);
 
+// nccl-tests runs processes x threads x GPUs ranks: -t x -g GPUs per process must divide the
+// topology's `num_gpus`. Throws DiagError naming -t, -g and the count otherwise.
+void check_launch_fits(const RunConditionFlags& flags, int num_gpus);
+
 }  // namespace ccforge::cli

@@ -66,6 +66,9 @@ inline CLI::Option* add_runtime_flag(CLI::App& cmd, std::string& runtime, const 
   return cmd.add_option("--runtime", runtime, "runtime the MSCCL files are for: " + ir::runtime_names() + verb_note(cmd, note));
 }
 
+// A bound on --min-gain: above it NCCL is never replaced (a gain of 100 is 101 x faster).
+inline constexpr double kMaxMinGain = 100;
+
 // --min-gain: how much faster the fastest must be before a choice counts as beaten.
 inline CLI::Option* add_min_gain_flag(CLI::App& cmd, double& gain, const std::string& note) {
   return cmd.add_option("--min-gain", gain, "a choice is beaten when another is this much faster (0.03: 3 %)" + verb_note(cmd, note))

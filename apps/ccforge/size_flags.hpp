@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <CLI/CLI.hpp>
@@ -75,20 +76,36 @@ inline std::vector<ByteCount> sweep_sizes(const SizeSweepFlags& f, const std::st
 }
 
 
-// One line on stderr when the largest size exceeds the memory of the topology's smallest GPU: nccl-tests'
-// size is the largest buffer a rank holds, so such a call cannot run; it is simulated anyway.
-inline void warn_sizes_beyond_gpu_memory(const topo::Topology& topology, const std::vector<ByteCount>& sizes) {
-  if (sizes.empty() || topology.num_gpus() == 0) return;
+// The memory of the topology's smallest GPU and its model; 0 when no GPU's memory is known.
+inline std::pair<std::uint64_t, std::string> smallest_gpu_memory(const topo::Topology& topology) {
   std::uint64_t memory = 0;
   std::string model;
   for (int rank = 0; rank < topology.num_gpus(); ++rank) {
     const std::uint64_t m = topo::gpu_memory_bytes(topology.gpu(rank).model);
     if (m != 0 && (memory == 0 || m < memory)) memory = m, model = topology.gpu(rank).model;
   }
-  const ByteCount largest = *std::max_element(sizes.begin(), sizes.end());
+  return {memory, model};
+}
+
+// One line on stderr when the largest size exceeds the memory of the topology's smallest GPU: nccl-tests'
+// size is the largest buffer a rank holds, so such a call cannot run; sim models it anyway (a run of
+// sim takes well under a second at 1T).
+inline void warn_sizes_beyond_gpu_memory(const topo::Topology& topology, const std::vector<ByteCount>& sizes) {
+  const auto [memory, model] = smallest_gpu_memory(topology);
+  const ByteCount largest = sizes.empty() ? 0 : *std::max_element(sizes.begin(), sizes.end());
   if (memory == 0 || largest <= memory) return;
   fmt::print(stderr, "ccforge: warning: sizes up to {} exceed the {} memory of one {}; those above it cannot run and are simulated anyway (lower -e)\n",
              format_size(largest), format_size(memory), model);
+}
+
+// tune refuses such sizes before starting: no run can use a selection for them, and its candidates'
+// simulations grow with the size (pcie-4gpu allreduce: 1 s at 1G, 5 s at 8G, so hours at 1T).
+inline void refuse_sizes_beyond_gpu_memory(const topo::Topology& topology, const std::vector<ByteCount>& sizes) {
+  const auto [memory, model] = smallest_gpu_memory(topology);
+  const ByteCount largest = sizes.empty() ? 0 : *std::max_element(sizes.begin(), sizes.end());
+  if (memory == 0 || largest <= memory) return;
+  fail_at("-e", 0, fmt::format("size {} exceeds the {} memory of one {}: no run can hold its buffer", format_size(largest), format_size(memory), model),
+          fmt::format("allowed: up to {} on this topology; lower -e", format_size(memory)));
 }
 
 }  // namespace ccforge::cli

@@ -22,7 +22,7 @@ void add_what_if_flags(CLI::App& cmd, TopoInput& input) {
   // One value per flag: a flag taking several would swallow a positional FILE that follows it.
   cmd.add_option("--fail", input.fail, "what-if: take nic:NODE/NAME or link:A-B out of service, names as topo show prints them (repeatable)")
       ->allow_extra_args(false)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
-  cmd.add_option("--degrade", input.degrade, "what-if: run link:A-B at FRACTION (0 < FRACTION <= 1) of its bandwidth (repeatable)")
+  cmd.add_option("--degrade", input.degrade, "what-if: run link:A-B at FRACTION (0.001 <= FRACTION <= 1) of its bandwidth (repeatable)")
       ->allow_extra_args(false)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
 }
 

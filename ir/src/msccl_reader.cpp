@@ -26,7 +26,7 @@ class Reader {
   Reader(std::string_view text, std::string file) : text_(text), file_(std::move(file)), lines_(text) {}
 
   Algorithm read() {
-    check_no_tabs(text_, file_, lines_);
+    check_executor_lexing(text_, file_, lines_);
     pugi::xml_document doc;
     const auto parsed = doc.load_buffer(text_.data(), text_.size(), pugi::parse_default | pugi::parse_declaration |
                                                                         pugi::parse_pi | pugi::parse_doctype,
@@ -83,16 +83,8 @@ class Reader {
   }
 
   std::string_view attr(const pugi::xml_node& node, const char* name) const {
-    int position = 0;
-    for (pugi::xml_attribute a : node.attributes()) {
-      if (std::string_view(a.name()) == name) {
-        if (position >= kMaxAttributes)
-          fail(node, std::string("attribute ") + name + " is beyond the executor's 16-attribute limit",
-               "move it before the extra attributes");
-        return a.value();
-      }
-      ++position;
-    }
+    for (pugi::xml_attribute a : node.attributes())
+      if (std::string_view(a.name()) == name) return a.value();
     fail(node, std::string("attribute ") + name + " of <" + node.name() + "> not found", std::string("add ") + name + "=\"...\"");
   }
 
@@ -114,7 +106,6 @@ class Reader {
   bool flag_attr(const pugi::xml_node& node, const char* name) const { return int_attr(node, name, 0, 1) == 1; }
 
   Algorithm read_algo(const pugi::xml_node& node) const {
-    check_start_tag(text_, static_cast<std::size_t>(node.offset_debug()), file_, lines_);
     Algorithm algo;
     algo.name = std::string(attr(node, "name"));
     const std::string_view proto = attr(node, "proto");
@@ -144,7 +135,6 @@ class Reader {
     algo.gpus.resize(std::min(gpu_nodes.size(), static_cast<std::size_t>(algo.ngpus)));
     std::vector<bool> seen(algo.gpus.size(), false);
     for (const pugi::xml_node& g : gpu_nodes) {
-      check_start_tag(text_, static_cast<std::size_t>(g.offset_debug()), file_, lines_);
       const int id = small_int(g, "id", 0);
       if (id >= algo.ngpus) fail(g, "gpu id " + std::to_string(id) + " >= ngpus " + std::to_string(algo.ngpus), "use ids 0..ngpus-1");
       if (static_cast<std::size_t>(id) >= seen.size()) fail(g, "gpu id " + std::to_string(id) + " but only " + std::to_string(gpu_nodes.size()) + " <gpu> elements", "give each of the ngpus ranks one <gpu>");
@@ -167,7 +157,6 @@ class Reader {
     gpu.tbs.resize(tb_nodes.size());
     std::vector<bool> seen(tb_nodes.size(), false);
     for (const pugi::xml_node& t : tb_nodes) {
-      check_start_tag(text_, static_cast<std::size_t>(t.offset_debug()), file_, lines_);
       const int tb_id = small_int(t, "id", 0);
       if (static_cast<std::size_t>(tb_id) >= tb_nodes.size())
         fail(t, "thread block id " + std::to_string(tb_id) + " leaves a gap (gpu has " + std::to_string(tb_nodes.size()) + " tbs)",
@@ -196,7 +185,6 @@ class Reader {
   }
 
   Step read_step(const pugi::xml_node& node, int index, const GpuProgram& gpu) const {
-    check_start_tag(text_, static_cast<std::size_t>(node.offset_debug()), file_, lines_);
     Step step;
     step.line = line(node);
     const int s = small_int(node, "s", 0);

@@ -2,12 +2,12 @@
 # Usage: tests/fuzz/run.sh SECONDS [TARGET...]
 # Builds the libFuzzer targets with clang (-fsanitize=fuzzer,address) in build-fuzz/ and runs each for
 # SECONDS over a seed corpus made from the project's own inputs, good and bad. Targets: msccl, topology,
-# cluster, profile, measurements, tuner_conf, selection_table (default: all). Exits non-zero on any crash, hang or leak.
+# cluster, profile, measurements, tuner_conf, selection_table, compare (default: all). Exits non-zero on any crash, hang or leak.
 set -euo pipefail
 seconds="${1:?usage: tests/fuzz/run.sh SECONDS [TARGET...]}"
 shift
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(msccl topology cluster profile measurements tuner_conf selection_table)
+[ ${#targets[@]} -gt 0 ] || targets=(msccl topology cluster profile measurements tuner_conf selection_table compare)
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 build="${CCFORGE_FUZZ_BUILD_DIR:-$root/build-fuzz}"
 
@@ -32,7 +32,10 @@ seeds() {
                   > "$build/tuner_seed.conf" && echo "$build/tuner_seed.conf" ;;
     # selection.csv and selection.md as ccforge tune and validate write them (tests' own tables).
     selection_table) ls "$root"/tests/data/selection/* ;;
-    *) echo "unknown fuzz target '$1' (msccl, topology, cluster, profile, measurements, tuner_conf, selection_table)" >&2; exit 2 ;;
+    # compare's inputs: sim CSVs and selection tables, good and bad (a tune folder's report.json is the
+    # same bytes in the fuzzer).
+    compare) ls "$root"/tests/validate/compare/*.csv "$root"/tests/data/selection/*.csv "$root"/tests/bad-inputs/inputs/compare_*.csv ;;
+    *) echo "unknown fuzz target '$1' (msccl, topology, cluster, profile, measurements, tuner_conf, selection_table, compare)" >&2; exit 2 ;;
   esac
 }
 

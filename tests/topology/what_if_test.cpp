@@ -102,10 +102,22 @@ TEST(WhatIf, DegradedNicPortSlowsTheNicAndRoutesGoAroundIt) {
   EXPECT_GT(t.route(0, 8).latency, healthy.route(0, 8).latency);
 }
 
+// One node: its NICs are "mlx5_0" without a node prefix, yet --help says nic:NODE/NAME and the error
+// lists the bare names. Every spelling the error suggests, and node 0 in both NODE forms, must be taken.
+TEST(WhatIf, OneNodeTakesTheSpellingsItSuggests) {
+  const Topology t = load_topology(bundled("ndv5.xml"));
+  const std::string message = diag_message([&] { changed(t, {"nic:mlx5_9"}); });
+  EXPECT_EQ(message, "--fail: 'nic:mlx5_9': ndv5 has no such NIC (e.g. --fail nic:mlx5_0; NICs: mlx5_0, mlx5_1, mlx5_2, mlx5_3, "
+                     "mlx5_4, mlx5_5, mlx5_6, mlx5_7)");
+  for (const std::string spelling : {"nic:mlx5_0", "nic:0/mlx5_0", "nic:n0/mlx5_0"})
+    EXPECT_EQ(nic_of(changed(t, {spelling}), 0), "mlx5_1") << spelling;
+  EXPECT_NE(diag_message([&] { changed(t, {"nic:1/mlx5_0"}); }).find("has no such NIC"), std::string::npos);
+}
+
 TEST(WhatIf, UnknownNamesListTheValidOnes) {
   const Topology t = load_topology(bundled("ndv5-x2.xml"));
   const std::string nic = diag_message([&] { changed(t, {"nic:n0/mlx5_9"}); });
-  EXPECT_TRUE(nic.starts_with("--fail: 'nic:n0/mlx5_9': ndv5-x2 has no such NIC (NICs: n0/mlx5_0, n0/mlx5_1, n0/mlx5_2, ")) << nic;
+  EXPECT_TRUE(nic.starts_with("--fail: 'nic:n0/mlx5_9': ndv5-x2 has no such NIC (e.g. --fail nic:n0/mlx5_0; NICs: n0/mlx5_0, n0/mlx5_1, n0/mlx5_2, ")) << nic;
   EXPECT_TRUE(nic.ends_with(", n1/mlx5_6, n1/mlx5_7)")) << nic;
   // Longer lists stop after 16 names and say how many there are.
   const Topology x16 = load_topology(bundled("ndv5-x16.xml"));
@@ -123,11 +135,13 @@ TEST(WhatIf, MalformedChangesNameTheFlagAndTheForm) {
   EXPECT_EQ(diag_message([] { parse_failure("link:leaf0"); }), "--fail: 'link:leaf0': a link names its two ends (use nic:NODE/NAME or link:A-B)");
   EXPECT_EQ(diag_message([] { parse_degradation("link:a-b"); }),
             "--degrade: 'link:a-b': no fraction (use link:A-B=FRACTION, e.g. link:n0/mlx5_0-leaf0=0.5)");
-  for (const char* bad : {"0", "1.5", "-0.5", "nan", "inf", "half", ""}) {
+  // 1e-12 made times wrap around int64 picoseconds: faster than healthy.
+  for (const char* bad : {"0", "1.5", "-0.5", "nan", "inf", "half", "", "1e-12", "0.0009"}) {
     const std::string message = diag_message([&] { parse_degradation(std::string("link:a-b=") + bad); });
-    EXPECT_NE(message.find("allowed: > 0 and <= 1"), std::string::npos) << bad << ": " << message;
+    EXPECT_NE(message.find("allowed: >= 0.001 and <= 1"), std::string::npos) << bad << ": " << message;
   }
   EXPECT_DOUBLE_EQ(parse_degradation("link:a-b=0.25").fraction, 0.25);
+  EXPECT_DOUBLE_EQ(parse_degradation("link:a-b=0.001").fraction, 0.001);
 }
 
 TEST(WhatIf, CuttingAGpuOffIsAnError) {

@@ -86,9 +86,16 @@ TEST(Compare, SimCsvSkipsCommentsAndFindsColumnsByName) {
 TEST(Compare, MalformedInputIsOneLineAtItsLine) {
   const std::string header = "size_bytes,count,dtype,time_us,algbw_gbs,busbw_gbs,algorithm\n";
   EXPECT_EQ(diag_message([&] { parse_sim_csv(header + "1024,512,half,-1,1,1,x\n", "s.csv"); }),
-            "s.csv:2: time_us '-1' is not a time (a finite number of microseconds >= 0)");
+            "s.csv:2: time_us '-1' is not a time (a finite number of microseconds > 0)");
   EXPECT_EQ(diag_message([&] { parse_sim_csv(header + "1024,512,half,nan,1,1,x\n", "s.csv"); }),
-            "s.csv:2: time_us 'nan' is not a time (a finite number of microseconds >= 0)");
+            "s.csv:2: time_us 'nan' is not a time (a finite number of microseconds > 0)");
+  EXPECT_EQ(diag_message([&] { parse_sim_csv(header + "1024,512,half,0,1,1,x\n", "s.csv"); }),
+            "s.csv:2: time_us '0' is not a time (a finite number of microseconds > 0)");
+  EXPECT_EQ(diag_message([&] { parse_sim_csv(header + "1024,512,half,1,inf,1,x\n", "s.csv"); }),
+            "s.csv:2: algbw_gbs 'inf' is not a bandwidth (a finite number of GB/s >= 0)");
+  for (const char* best : {"nan", "-7.5", "0"})
+    EXPECT_EQ(diag_message([&] { selection(std::string("allreduce,1024,14.0,") + best + ",,NCCL,LL,,,ring/LL,1,\n"); }),
+              std::string("t.csv:2: best_us ") + best + " is not a time (a finite number of microseconds > 0)");
   EXPECT_EQ(diag_message([&] { parse_sim_csv(header + "1K,512,half,1,1,1,x\n", "s.csv"); }),
             "s.csv:2: size_bytes '1K' is not a size (a whole number of bytes > 0)");
   EXPECT_TRUE(diag_message([&] { parse_sim_csv(header + "1024,512,half,1,1,1\n", "s.csv"); }).starts_with("s.csv:2: 6 fields where the header has 7 ("));

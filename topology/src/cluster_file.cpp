@@ -39,7 +39,8 @@ ClusterSpec read_cluster(const XmlSource& src, pugi::xml_node node) {
     src.fail(node, fmt::format("nodes=\"{}\" is out of range", spec.nodes), fmt::format("give 1 to {} nodes", kMaxNodes));
   }
   spec.node_file = std::filesystem::path(src.file()).parent_path() / src.required(node, "node");
-  if (!std::filesystem::is_regular_file(spec.node_file)) {
+  // Only a missing file is "not found": a directory or device there is named by the reader (read_file).
+  if (std::error_code error; !std::filesystem::exists(spec.node_file, error)) {
     src.fail(node, fmt::format("node file {} not found", spec.node_file.string()), "node=\"...\" is relative to the cluster file");
   }
   spec.fabric = parse_fabric(src, node);

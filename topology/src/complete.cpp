@@ -156,7 +156,11 @@ void check_gpus(RawTopology& raw, const std::optional<MachineDescription>& machi
 
 void complete(RawTopology& raw, const std::optional<MachineDescription>& machine) {
   const std::optional<MachineDescription>& chosen = machine ? machine : raw.machine;
-  fill_partial(raw, chosen, !machine && raw.machine);
+  const bool from_file = !machine && raw.machine;
+  // Checked even when every GPU has its <gpu>: an unknown model or fabric is a typo, not a request to
+  // take the model from the GPUs' sm.
+  if (chosen) machine_model(*chosen, from_file ? raw.machine_loc : raw.loc);
+  fill_partial(raw, chosen, from_file);
   check_gpus(raw, chosen);
 }
 

@@ -78,11 +78,22 @@ Topology make_topology(std::string name, const std::string& file, int nodes, Gra
   return topology;
 }
 
+// A link rate of 0 carries nothing: every route over it would stall and the error would blame the
+// topology, not the profile line (sim checks its own sim.* rates the same way).
+void check_link_rates(const ParamTable& params, const std::vector<ProfileEntry>& profile) {
+  for (const ProfileEntry& e : profile) {
+    const Param* p = e.name.starts_with("link.") ? params.find(e.name) : nullptr;
+    if (p != nullptr && p->unit == "GB/s" && !(p->value > 0.0))
+      fail_at(e.loc.file, e.loc.line, fmt::format("{} = {:g} is out of range", e.name, e.value), "a rate is above 0");
+  }
+}
+
 }  // namespace
 
 Topology load_topology(const std::filesystem::path& path, const LoadOptions& options) {
   ParamTable params = default_link_params();
   apply_profile(params, options.profile, "link.");
+  check_link_rates(params, options.profile);
   const XmlSource src(path);
   GraphData graph;
   if (std::string_view(src.root().name()) == "cluster") {

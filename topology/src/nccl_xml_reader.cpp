@@ -11,6 +11,9 @@
 namespace ccforge::topo {
 namespace {
 
+// A sanity bound on <net latency>, 1 ms: NCCL's IB plugin reports 0 and a switch hop is 0.13 us.
+constexpr double kMaxNetLatencyUs = 1000;
+
 // NCCL's accepted link_speed strings (src/graph/xml.cc pciSpeeds, both spellings) -> PCIe generation.
 // An empty value is what VM dumps write; NCCL then assumes 60 (x100 Mb/s per lane) = Gen3.
 constexpr std::array<std::pair<std::string_view, int>, 13> kPcieSpeeds{{
@@ -198,6 +201,12 @@ class Reader {
       if (net.speed_mbps <= 0) {
         src_.fail(child, fmt::format("impossible <net> speed=\"{}\"", net.speed_mbps), "give the port speed in Mb/s, e.g. 400000 for NDR");
       }
+      if (net.speed_mbps > kMaxNicGbps * 1000)
+        src_.fail(child, fmt::format("speed=\"{}\" is out of range", child.attribute("speed").value()),
+                  fmt::format("allowed: > 0 and <= {:.0f} Mb/s, i.e. {:g} Gb/s", kMaxNicGbps * 1000, kMaxNicGbps));
+      // NCCL writes the port's latency in us (the dumps in data/topologies say 0); ccforge models the hop
+      // with link.ib.latency, but a value no port has still marks a corrupted dump.
+      if (child.attribute("latency")) src_.number_in(child, "latency", {0, kMaxNetLatencyUs});
       nic.nets.push_back(std::move(net));
     }
     return nic;

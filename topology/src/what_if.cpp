@@ -17,6 +17,10 @@ namespace {
 
 // Error messages list at most this many valid names, then how many there are in all.
 constexpr std::size_t kNamesShown = 16;
+// The smallest --degrade fraction. Times are int64 picoseconds (at most 9.2e6 s): 2 x 1 TB (the size
+// limit, as a ring moves it) over a 1 GB/s link at 1e-3 of its speed takes 2.2e6 s, inside that range;
+// at 1e-12 the time wraps and the run reads faster than healthy. A link that slow has failed.
+constexpr double kMinDegradeFraction = 1e-3;
 
 [[noreturn]] void fail_change(const std::string& flag, const std::string& text, const std::string& problem, const std::string& fix) {
   fail_at(flag, 0, fmt::format("'{}': {}", text, problem), fix);
@@ -77,21 +81,26 @@ class ChangeApplier {
     return change.kind == TopologyChange::Kind::DegradeLink ? "--degrade" : "--fail";
   }
 
-  // Exact names first; NODE/NAME with a node number as the cluster prefixes it ("0/mlx5_0" -> "n0/mlx5_0").
+  // Exact names first; NODE/NAME with a node number as the cluster prefixes it ("0/mlx5_0" -> "n0/mlx5_0"),
+  // and on one node, whose NICs have no prefix, node 0 as "0/" or "n0/" (--help's nic:NODE/NAME).
   std::uint32_t resolve_nic(const TopologyChange& change) const {
     std::vector<std::string> tries{change.target};
-    if (const auto slash = change.target.find('/'); slash != std::string::npos && slash > 0 &&
-                                                    change.target.find_first_not_of("0123456789") == slash) {
-      const std::string node = change.target.substr(0, slash), name = change.target.substr(slash + 1);
-      tries.push_back(num_nodes_ > 1 ? "n" + node + "/" + name : (node == "0" ? name : change.target));
+    const std::string& t = change.target;
+    if (const auto slash = t.find('/'); slash != std::string::npos && slash > 0) {
+      const std::string node = t.substr(0, slash), name = t.substr(slash + 1);
+      const bool numbered = node.find_first_not_of("0123456789") == std::string::npos;
+      if (num_nodes_ > 1 && numbered) tries.push_back("n" + node + "/" + name);
+      if (num_nodes_ == 1 && (node == "0" || node == "n0")) tries.push_back(name);
     }
     for (const std::string& name : tries)
       if (const auto it = by_name_.find(name); it != by_name_.end() && g_.vertices[it->second].kind == VertexKind::Nic) return it->second;
     std::vector<std::string> nics;
     for (const Vertex& v : g_.vertices)
       if (v.kind == VertexKind::Nic) nics.push_back(v.name);
+    // The example is a spelling this function takes: a NIC's name exactly as listed.
     fail_change(flag(change), change.text(), fmt::format("{} has no such NIC", topology_name_),
-                nics.empty() ? "this topology has no NIC" : "NICs: " + name_list(nics));
+                nics.empty() ? "this topology has no NIC"
+                             : fmt::format("e.g. --fail nic:{}; NICs: {}", nics.front(), name_list(nics)));
   }
 
   void fail_nic(std::uint32_t nic) {
@@ -206,9 +215,10 @@ TopologyChange parse_change(std::string_view text, const char* flag, bool degrad
     char* end = nullptr;
     change.fraction = std::strtod(number.c_str(), &end);
     const bool parsed = !number.empty() && end == number.c_str() + number.size() && errno == 0;
-    if (!parsed || !std::isfinite(change.fraction) || change.fraction <= 0 || change.fraction > 1)
+    if (!parsed || !std::isfinite(change.fraction) || change.fraction < kMinDegradeFraction || change.fraction > 1)
       fail_change(flag, given, fmt::format("fraction {} is {}", number, parsed ? "out of range" : "not a number"),
-                  "allowed: > 0 and <= 1, the share of bandwidth left; a dead link is --fail link:A-B");
+                  fmt::format("allowed: >= {:g} and <= 1, the share of bandwidth left; a slower link has failed: --fail link:A-B",
+                              kMinDegradeFraction));
     rest.resize(eq);
   }
   if (rest.empty()) fail_change(flag, given, "no name", usage);

@@ -3,6 +3,7 @@
 #include "ccforge/validate/compare.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <utility>
 
@@ -46,6 +47,15 @@ Comparison compare_tables(const TimedTable& before, const TimedTable& after) {
   if (before.kind != after.kind)
     fail_at(after.source, 0, fmt::format("is {} but {} is {}", kind_name(after.kind), before.source, kind_name(before.kind)),
             "compare two of the same kind");
+  if (!before.machine.empty() && !after.machine.empty() && before.machine != after.machine)
+    fail_at(after.source, 0, fmt::format("was tuned for {} but {} for {}", after.machine, before.source, before.machine),
+            "compare two runs of one machine; a what-if of it, with --fail or --degrade, counts as the same");
+  // The factors are printed to 0.001 Gb/s; 1 % apart is far beyond that rounding for any row ccforge writes.
+  if (before.bus_factor && after.bus_factor && std::abs(*before.bus_factor - *after.bus_factor) > 0.01 * *before.bus_factor)
+    fail_at(after.source, 0,
+            fmt::format("has busbw/algbw {:.3f} but {} has {:.3f}: a different collective or number of GPUs", *after.bus_factor,
+                        before.source, *before.bus_factor),
+            "compare two sim CSVs of one collective on one machine");
   std::map<std::pair<std::string, ByteCount>, const TimedPoint*> later;
   for (const TimedPoint& p : after.points) later[{p.collective, p.size_bytes}] = &p;
   Comparison c;

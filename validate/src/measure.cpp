@@ -1,5 +1,7 @@
 // The sweep: per collective and size, NCCL (where the backend has it) and every algorithm whose band
 // covers the size, each out of place and in place as it allows, timed nccl-tests style and checked.
+#include <algorithm>
+#include <cstdint>
 #include <string>
 
 #include "ccforge/common/diag.hpp"
@@ -71,6 +73,24 @@ std::vector<ir::Collective> collectives_of(const std::vector<Candidate>& candida
 }
 
 }  // namespace
+
+std::uint64_t host_buffer_bytes(const std::vector<Candidate>& candidates, const SweepOptions& o) {
+  if (o.sizes.empty()) return 0;
+  const ByteCount largest = *std::max_element(o.sizes.begin(), o.sizes.end());
+  const std::size_t elem = size_of(o.dtype);
+  std::uint64_t most = 0;
+  for (ir::Collective coll : collectives_of(candidates, o)) {
+    const auto ranks = static_cast<std::size_t>(ir::ranks_in_size(coll, o.nranks));
+    const CallSpec call{coll, largest / elem / ranks, o.dtype, o.op, false, o.root};
+    std::uint64_t bytes = 0;
+    for (int rank = 0; rank < o.nranks; ++rank) {
+      const executor::BufferLayout layout = executor::buffer_layout(call, o.nranks, rank);
+      bytes += (layout.send_elems + layout.recv_elems) * elem;
+    }
+    most = std::max(most, 2 * bytes);
+  }
+  return most;
+}
 
 SweepResult run_sweep(executor::Backend& backend, const std::vector<Candidate>& candidates, const SweepOptions& o,
                       const std::function<void(const Measurement&)>& on_run) {

@@ -1,5 +1,6 @@
 // Reads ccforge's own measured.csv back (the calibration input written by `ccforge validate`) and picks
 // the reader for a measured file by its first line.
+#include <cmath>
 #include <map>
 #include <set>
 #include <sstream>
@@ -27,8 +28,9 @@ double to_double(const std::string& text, const std::string& column, const std::
   } catch (const std::exception&) {
     used = 0;
   }
-  if (used == 0 || used != text.size())
-    throw DiagError(Diag{{file, line}, "column '" + column + "' is '" + text + "', not a number", "use measured.csv as ccforge validate wrote it"});
+  // stod reads "nan" and "inf", which no measurement is.
+  if (used == 0 || used != text.size() || !std::isfinite(value))
+    throw DiagError(Diag{{file, line}, "column '" + column + "' is '" + text + "', not a finite number", "use measured.csv as ccforge validate wrote it"});
   return value;
 }
 
@@ -60,6 +62,9 @@ std::vector<Measurement> read_measured_csv(const std::filesystem::path& csv) {
     m.inplace = f[column["placement"]] == "in-place";
     m.size_bytes = static_cast<ByteCount>(to_double(f[column["size_bytes"]], "size_bytes", file, line_no));
     m.time_us = to_double(f[column["time_us"]], "time_us", file, line_no);
+    if (m.time_us < 0)
+      throw DiagError(Diag{{file, line_no}, "time_us " + f[column["time_us"]] + " is negative (allowed: >= 0; 0 marks a failed run)",
+                           "use measured.csv as ccforge validate wrote it"});
     m.wrong = static_cast<std::int64_t>(to_double(f[column["wrong"]], "wrong", file, line_no));
     m.error = f[column["error"]];
     if (!ir::collective_from_string(m.collective))

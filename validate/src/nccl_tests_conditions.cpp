@@ -24,6 +24,17 @@ std::optional<int> number_after(const std::string& line, std::string_view key) {
   return std::nullopt;
 }
 
+// The bound of ccforge's own -t and -g: nccl-tests drives at most this many GPUs or threads per process.
+constexpr int kMaxPerProcess = 1024;
+
+// "# nThread 1 nGpus 0": a count nccl-tests cannot have run with is a forged or edited header.
+int launch_count(int value, const char* name, const std::string& file, int line) {
+  if (value < 1 || value > kMaxPerProcess)
+    fail_at(file, line, fmt::format("{} {} is out of range", name, value),
+            fmt::format("allowed: 1 to {}; use the unedited nccl-tests output, or give -t and -g", kMaxPerProcess));
+  return value;
+}
+
 // NCCL_VERSION_CODE as nccl-tests prints it: major*10000 + minor*100 + patch since 2.9 (nccl.h).
 std::string version_of_code(int code) { return fmt::format("{}.{}.{}", code / 10000, code / 100 % 100, code % 100); }
 
@@ -36,8 +47,8 @@ LogConditions read_nccl_tests_conditions(const std::filesystem::path& log) {
   int line_no = 0;
   for (std::string line; std::getline(text, line);) {
     ++line_no;
-    if (const auto t = number_after(line, "# nThread")) c.threads = *t;
-    if (const auto g = number_after(line, " nGpus")) c.gpus_per_thread = *g;
+    if (const auto t = number_after(line, "# nThread")) c.threads = launch_count(*t, "nThread", c.file, line_no);
+    if (const auto g = number_after(line, " nGpus")) c.gpus_per_thread = launch_count(*g, "nGpus", c.file, line_no);
     if (line.starts_with("NCCL version ")) {
       std::istringstream in(line.substr(13));
       std::string v;

@@ -1,6 +1,7 @@
 // Reads the text nccl-tests' *_perf programs print: '#' header lines, then per size one row with the
 // out-of-place and in-place columns (size count type redop root | time algbw busbw #wrong | same).
 #include <array>
+#include <cmath>
 #include <charconv>
 #include <sstream>
 #include <string>
@@ -66,7 +67,13 @@ Measurement placement_run(const std::vector<std::string>& w, std::size_t first, 
   m.algbw_gbps = number<double>(w[first + 1], "algbw", file, line);
   m.busbw_gbps = number<double>(w[first + 2], "busbw", file, line);
   m.wrong = w[first + 3] == "N/A" ? -1 : number<std::int64_t>(w[first + 3], "#wrong", file, line);
-  if (m.time_us <= 0.0) malformed(file, line, "time must be > 0", "use the unedited nccl-tests output");
+  // from_chars reads "nan" and "inf": no run takes either.
+  if (!std::isfinite(m.time_us) || m.time_us <= 0.0)
+    malformed(file, line, "time " + w[first] + " is not a time", "allowed: finite and > 0; use the unedited nccl-tests output");
+  for (const std::size_t column : {first + 1, first + 2})
+    if (const double gbps = column == first + 1 ? m.algbw_gbps : m.busbw_gbps; !std::isfinite(gbps) || gbps < 0)
+      malformed(file, line, (column == first + 1 ? "algbw " : "busbw ") + w[column] + " is not a bandwidth",
+                "allowed: finite and >= 0; use the unedited nccl-tests output");
   if (m.wrong > 0) malformed(file, line, "#wrong is " + w[first + 3] + ": NCCL gave wrong results", "calibrate from a correct run");
   return m;
 }

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -25,11 +26,17 @@ struct TimedTable {
   std::string source;  // the path as given
   TableKind kind = TableKind::Selection;
   std::vector<TimedPoint> points;
+  // The machine a tune folder's report.json names, without a what-if's " (fail ...)"; empty if unknown.
+  std::string machine;
+  // A sim CSV's busbw / algbw: NCCL's bus factor, which the collective and the rank count set (e.g.
+  // 2(n-1)/n for allreduce), so two CSVs that differ in it are of different collectives or machines.
+  std::optional<double> bus_factor;
 };
 
 // A tune or validate output folder (its selection.csv: the time is best_us, what runs after deploying),
 // or a selection.csv itself, or a `ccforge sim --format csv` file (time_us and algorithm; lines starting
-// with '#' are skipped). Malformed input is a DiagError "FILE:LINE: problem (fix)".
+// with '#' are skipped). Malformed input, and a time that is not finite and > 0, is a DiagError
+// "FILE:LINE: problem (fix)".
 TimedTable read_timed_table(const std::filesystem::path& path);
 // A sim CSV's text; `file` names it in errors.
 TimedTable parse_sim_csv(const std::string& text, const std::string& file);
@@ -60,8 +67,8 @@ struct Comparison {
   std::vector<PointChange> slower_than(double threshold_pct) const;
 };
 
-// Compares `before` with `after`. Tables of different kinds, or with no collective x size in common, are a
-// DiagError: there would be nothing to compare.
+// Compares `before` with `after`. Tables of different kinds, of different machines or bus factors, or
+// with no collective x size in common, are a DiagError: there would be nothing to compare.
 Comparison compare_tables(const TimedTable& before, const TimedTable& after);
 
 }  // namespace ccforge::validate

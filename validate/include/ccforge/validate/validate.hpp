@@ -83,6 +83,11 @@ struct SweepResult {
   std::vector<std::string> broken;  // files of algorithms with a wrong element or a failed run
 };
 
+// The host memory the sweep's largest call holds at once: every rank's send and receive buffers, twice
+// (the check builds fresh inputs while the timed ones still exist). For the host device, whose ranks
+// all live in this process; a GPU device keeps them on the GPUs.
+std::uint64_t host_buffer_bytes(const std::vector<Candidate>& candidates, const SweepOptions& options);
+
 // Runs the sweep; `on_run` sees each measurement as it finishes (for printing).
 SweepResult run_sweep(executor::Backend& backend, const std::vector<Candidate>& candidates, const SweepOptions& options,
                       const std::function<void(const Measurement&)>& on_run = {});
