@@ -37,19 +37,23 @@ struct Matrix {
   int gpus = 0;
 };
 
-bool is_gpu_name(const std::string& name) { return std::regex_match(name, std::regex("GPU[0-9]+")); }
+bool is_gpu_name(const std::string& name) {
+  static const std::regex gpu("GPU[0-9]+");
+  return std::regex_match(name, gpu);
+}
 
 Cell parse_cell(const TextInput& in, int line, const std::string& token, const std::string& row, const std::string& column,
                 bool diagonal, bool gpu_pair) {
   static const std::map<std::string, Path> kPaths{{"PIX", Path::Pix}, {"PXB", Path::Pxb}, {"PHB", Path::Phb},
                                                   {"NODE", Path::Node}, {"SYS", Path::Sys}};
+  static const std::regex nvlink("NV([0-9]{1,3})");
   std::smatch m;
   if (token == "X") {
     if (!diagonal) in.fail(line, fmt::format("'X' between {} and {}", row, column), "X marks a device's own cell only; " + std::string(kPasteFix));
     return {Path::Self, 0};
   }
   if (diagonal) in.fail(line, fmt::format("'{}' in {}'s own cell", token, row), "a device's own cell reads X; " + std::string(kPasteFix));
-  if (std::regex_match(token, m, std::regex("NV([0-9]{1,3})"))) {
+  if (std::regex_match(token, m, nvlink)) {
     if (!gpu_pair) in.fail(line, fmt::format("'{}' between {} and {}", token, row, column), "NVLinks join GPUs only; " + std::string(kPasteFix));
     const int links = std::stoi(m[1]);
     if (links < 1) in.fail(line, fmt::format("'{}' between {} and {}", token, row, column), "NV# counts at least one link");
@@ -105,7 +109,8 @@ Matrix read_matrix(const TextInput& in) {
       std::size_t next = static_cast<std::size_t>(n + 1);
       mx.cpu_affinity.push_back(has_cpu_affinity && next < w.size() ? w[next++] : "");
       std::optional<int> numa;
-      if (has_numa_affinity && next < w.size() && std::regex_match(w[next], std::regex("[0-9]{1,4}"))) numa = std::stoi(w[next]);
+      static const std::regex number("[0-9]{1,4}");
+      if (has_numa_affinity && next < w.size() && std::regex_match(w[next], number)) numa = std::stoi(w[next]);
       mx.numa.push_back(numa);
     } else if (static_cast<int>(w.size()) > n + 1) {
       in.fail(line, fmt::format("row {} has more cells than the header's {} columns", name, n), kPasteFix);
@@ -136,7 +141,7 @@ Matrix read_matrix(const TextInput& in) {
 std::map<std::string, std::string> nic_legend(const TextInput& in) {
   std::map<std::string, std::string> legend;
   std::smatch m;
-  const std::regex entry("\\s*(NIC[0-9]+):\\s*(\\S+)\\s*");
+  static const std::regex entry("\\s*(NIC[0-9]+):\\s*(\\S+)\\s*");
   for (int n = 1; n <= in.size(); ++n) {
     if (std::regex_match(in.line(n), m, entry)) legend[m[1]] = m[2];
   }
@@ -183,7 +188,7 @@ void add_nvlinks(const TextInput& in, const Matrix& mx, NodeLayout& layout, std:
       if (c.path != Path::NvLink) continue;
       if (c.nvlinks > model.max_peer_links) {
         in.fail(mx.row_lines[static_cast<std::size_t>(g)],
-                fmt::format("GPU{} shows NV{} but a {} has at most {} NVLinks", g, c.nvlinks, model.name, model.max_peer_links),
+                fmt::format("GPU{} shows NV{}; {} has at most {} NVLinks", g, c.nvlinks, model.name, model.max_peer_links),
                 "check --gpu-model (or the nvidia-smi -q given) against this node's GPUs");
       }
       peers.emplace_back(p, c.nvlinks);
@@ -204,7 +209,7 @@ void add_nvlinks(const TextInput& in, const Matrix& mx, NodeLayout& layout, std:
             "a node's GPUs are either all on NVSwitch or all directly linked; " + std::string(kPasteFix));
   }
   if (switched == mx.gpus) {
-    notes.push_back({false, fmt::format("NVSwitch: NV{} to each of {} peers is more links than a {} has ({}), so each GPU's {} links go into "
+    notes.push_back({false, fmt::format("NVSwitch: NV{} to each of {} peers is more links than one {} has ({}), so each GPU's {} links go into "
                                         "NVSwitches", layout.gpus.front().nvswitch_links, mx.gpus - 1, model.name, model.max_peer_links,
                                         layout.gpus.front().nvswitch_links)});
   } else if (std::all_of(layout.gpus.begin(), layout.gpus.end(), [](const LayoutGpu& g) { return g.peer_links.empty(); })) {

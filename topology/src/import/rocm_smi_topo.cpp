@@ -60,7 +60,7 @@ NodeLayout read_rocm_smi_topo(const TextInput& in, const ImportInputs& inputs, s
       }
     }
     if (static_cast<int>(layout.gpus[static_cast<std::size_t>(r)].peer_links.size()) > layout.model->max_peer_links) {
-      in.fail(line, fmt::format("GPU{} has {} xGMI peers but a {} has {} links", r, layout.gpus[static_cast<std::size_t>(r)].peer_links.size(),
+      in.fail(line, fmt::format("GPU{} has {} xGMI peers; {} has {} links", r, layout.gpus[static_cast<std::size_t>(r)].peer_links.size(),
                                 layout.model->name, layout.model->max_peer_links),
               "check --gpu-model against this node's GPUs");
     }
@@ -70,7 +70,7 @@ NodeLayout read_rocm_smi_topo(const TextInput& in, const ImportInputs& inputs, s
 
   std::vector<int> numa(static_cast<std::size_t>(n), -1);
   std::smatch m;
-  const std::regex numa_line("\\s*GPU\\[([0-9]+)\\]\\s*:\\s*\\(Topology\\) Numa Node:\\s*(-?[0-9]+)\\s*");
+  static const std::regex numa_line("\\s*GPU\\[([0-9]+)\\]\\s*:\\s*\\(Topology\\) Numa Node:\\s*(-?[0-9]+)\\s*");
   for (int line = 1; line <= in.size(); ++line) {
     if (!std::regex_match(in.line(line), m, numa_line)) continue;
     const int g = std::stoi(m[1]);
