@@ -147,6 +147,8 @@ void add_topo_command(CLI::App& app) {
       ->expected(2)->allow_extra_args(false);
   show->callback([flags] {
     if (!flags->diff.empty()) {
+      if (!flags->write.empty() || flags->format != "text" || !flags->input.file.empty())
+        fail_at("--diff", 0, "compares two files in text", "give --diff A B alone, without FILE, --write or --format");
       const topo::LoadOptions options = load_options(*flags);
       print_topology_diff(load_topology(flags->input, flags->diff[0], options), load_topology(flags->input, flags->diff[1], options));
       return;
