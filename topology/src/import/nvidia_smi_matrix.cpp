@@ -11,13 +11,14 @@
 #include <map>
 #include <numeric>
 #include <optional>
-#include <regex>
 #include <set>
 
 namespace ccforge::topo {
 namespace {
 
 constexpr const char* kPasteFix = "paste the matrix exactly as `nvidia-smi topo -m` prints it, header and every row";
+// The bus ids node_layout hands out bound a node's GPUs and NICs; nvidia-smi prints one column each.
+constexpr int kMaxDevices = 250;
 constexpr const char* kTokens = "nvidia-smi prints X, NV#, PIX, PXB, PHB, NODE or SYS";
 
 enum class Path { Self, NvLink, Pix, Pxb, Phb, Node, Sys };
@@ -37,25 +38,19 @@ struct Matrix {
   int gpus = 0;
 };
 
-bool is_gpu_name(const std::string& name) {
-  static const std::regex gpu("GPU[0-9]+");
-  return std::regex_match(name, gpu);
-}
+bool is_gpu_name(const std::string& name) { return numbered(name, "GPU") >= 0; }
 
 Cell parse_cell(const TextInput& in, int line, const std::string& token, const std::string& row, const std::string& column,
                 bool diagonal, bool gpu_pair) {
   static const std::map<std::string, Path> kPaths{{"PIX", Path::Pix}, {"PXB", Path::Pxb}, {"PHB", Path::Phb},
                                                   {"NODE", Path::Node}, {"SYS", Path::Sys}};
-  static const std::regex nvlink("NV([0-9]{1,3})");
-  std::smatch m;
   if (token == "X") {
     if (!diagonal) in.fail(line, fmt::format("'X' between {} and {}", row, column), "X marks a device's own cell only; " + std::string(kPasteFix));
     return {Path::Self, 0};
   }
   if (diagonal) in.fail(line, fmt::format("'{}' in {}'s own cell", token, row), "a device's own cell reads X; " + std::string(kPasteFix));
-  if (std::regex_match(token, m, nvlink)) {
+  if (const int links = numbered(token, "NV", 3); links >= 0) {
     if (!gpu_pair) in.fail(line, fmt::format("'{}' between {} and {}", token, row, column), "NVLinks join GPUs only; " + std::string(kPasteFix));
-    const int links = std::stoi(m[1]);
     if (links < 1) in.fail(line, fmt::format("'{}' between {} and {}", token, row, column), "NV# counts at least one link");
     return {Path::NvLink, links};
   }
@@ -80,6 +75,7 @@ Matrix read_matrix(const TextInput& in) {
   const bool has_numa_affinity = header.find("NUMA Affinity") != std::string::npos;
   while (mx.gpus < static_cast<int>(mx.names.size()) && is_gpu_name(mx.names[static_cast<std::size_t>(mx.gpus)])) ++mx.gpus;
   const int n = static_cast<int>(mx.names.size());
+  if (n > kMaxDevices) in.fail(mx.header_line, fmt::format("{} columns: more devices than one node has", n), kPasteFix);
   for (int c = mx.gpus; c < n; ++c) {
     if (is_gpu_name(mx.names[static_cast<std::size_t>(c)])) {
       in.fail(mx.header_line, fmt::format("column {} after a NIC column", mx.names[static_cast<std::size_t>(c)]), kPasteFix);
@@ -109,8 +105,7 @@ Matrix read_matrix(const TextInput& in) {
       std::size_t next = static_cast<std::size_t>(n + 1);
       mx.cpu_affinity.push_back(has_cpu_affinity && next < w.size() ? w[next++] : "");
       std::optional<int> numa;
-      static const std::regex number("[0-9]{1,4}");
-      if (has_numa_affinity && next < w.size() && std::regex_match(w[next], number)) numa = std::stoi(w[next]);
+      if (has_numa_affinity && next < w.size() && numbered(w[next], "") >= 0) numa = numbered(w[next], "");
       mx.numa.push_back(numa);
     } else if (static_cast<int>(w.size()) > n + 1) {
       in.fail(line, fmt::format("row {} has more cells than the header's {} columns", name, n), kPasteFix);
@@ -140,10 +135,11 @@ Matrix read_matrix(const TextInput& in) {
 // "NIC0: mlx5_1" lines under "NIC Legend:"; NICs named in the header stay as they are.
 std::map<std::string, std::string> nic_legend(const TextInput& in) {
   std::map<std::string, std::string> legend;
-  std::smatch m;
-  static const std::regex entry("\\s*(NIC[0-9]+):\\s*(\\S+)\\s*");
   for (int n = 1; n <= in.size(); ++n) {
-    if (std::regex_match(in.line(n), m, entry)) legend[m[1]] = m[2];
+    const std::vector<std::string> w = words(in.line(n));
+    if (w.size() == 2 && w[0].back() == ':' && numbered(std::string_view(w[0]).substr(0, w[0].size() - 1), "NIC") >= 0) {
+      legend[w[0].substr(0, w[0].size() - 1)] = w[1];
+    }
   }
   return legend;
 }

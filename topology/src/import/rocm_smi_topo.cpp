@@ -4,7 +4,6 @@
 
 #include <fmt/core.h>
 
-#include <regex>
 
 namespace ccforge::topo {
 namespace {
@@ -37,6 +36,7 @@ NodeLayout read_rocm_smi_topo(const TextInput& in, const ImportInputs& inputs, s
     }
   }
   if (n == 0) in.fail(std::min(header, in.size()), "the link type table has no GPU columns", kPasteFix);
+  if (n > 250) in.fail(header, fmt::format("{} GPU columns: more than one node has", n), kPasteFix);
   layout.gpus.resize(static_cast<std::size_t>(n));
   int xgmi_pairs = 0;
   for (int r = 0; r < n; ++r) {
@@ -69,13 +69,15 @@ NodeLayout read_rocm_smi_topo(const TextInput& in, const ImportInputs& inputs, s
   if (xgmi_pairs > 0) notes.push_back({true, "one xGMI link per XGMI pair (rocm-smi prints no link count)"});
 
   std::vector<int> numa(static_cast<std::size_t>(n), -1);
-  std::smatch m;
-  static const std::regex numa_line("\\s*GPU\\[([0-9]+)\\]\\s*:\\s*\\(Topology\\) Numa Node:\\s*(-?[0-9]+)\\s*");
+  // "GPU[3]		: (Topology) Numa Node: 0"
   for (int line = 1; line <= in.size(); ++line) {
-    if (!std::regex_match(in.line(line), m, numa_line)) continue;
-    const int g = std::stoi(m[1]);
+    const std::vector<std::string> w = words(in.line(line));
+    if (w.size() != 6 || w[1] != ":" || w[2] != "(Topology)" || w[3] != "Numa" || w[4] != "Node:" || w[0].back() != ']') continue;
+    const int g = numbered(std::string_view(w[0]).substr(0, w[0].size() - 1), "GPU[");
+    const int node = w[5] == "-1" ? 0 : numbered(w[5], "");  // -1: no NUMA information, as node 0
+    if (g < 0 || node < 0) in.fail(line, fmt::format("unreadable Numa Node line '{}'", trim(in.line(line))), kPasteFix);
     if (g >= n) in.fail(line, fmt::format("GPU[{}] beyond the link table's {} GPUs", g, n), kPasteFix);
-    numa[static_cast<std::size_t>(g)] = std::max(0, std::stoi(m[2]));  // -1: no NUMA information, as node 0
+    numa[static_cast<std::size_t>(g)] = node;
   }
   const bool known = std::none_of(numa.begin(), numa.end(), [](int v) { return v < 0; });
   for (int& v : numa) v = std::max(v, 0);

@@ -36,6 +36,18 @@ std::vector<std::string> words(std::string_view text) {
   return out;
 }
 
+int numbered(std::string_view text, std::string_view prefix, std::size_t max_digits) {
+  if (text.substr(0, prefix.size()) != prefix) return -1;
+  const std::string_view digits = text.substr(prefix.size());
+  if (digits.empty() || digits.size() > max_digits) return -1;
+  int value = 0;
+  for (char c : digits) {
+    if (c < '0' || c > '9') return -1;
+    value = value * 10 + (c - '0');
+  }
+  return value;
+}
+
 std::string_view trim(std::string_view text) {
   while (!text.empty() && (text.front() == ' ' || text.front() == '\t')) text.remove_prefix(1);
   while (!text.empty() && (text.back() == ' ' || text.back() == '\t')) text.remove_suffix(1);

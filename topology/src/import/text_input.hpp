@@ -29,5 +29,8 @@ class TextInput {
 // Whitespace-separated words of `text` (tabs and runs of spaces alike).
 std::vector<std::string> words(std::string_view text);
 std::string_view trim(std::string_view text);
+// The number after `prefix` when `text` is `prefix` and 1 to `max_digits` digits ("GPU12", "NV18"), else -1.
+// (Parsed by hand: std::regex recurses per character and a long pasted line could overflow the stack.)
+int numbered(std::string_view text, std::string_view prefix, std::size_t max_digits = 4);
 
 }  // namespace ccforge::topo
