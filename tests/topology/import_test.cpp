@@ -72,6 +72,16 @@ TEST(Import, TopoMatrixOfDgxA100MatchesNdv4) {
   expect_same_routes_and_placement(load_topology(testing::bundled("ndv4.xml")), t);
 }
 
+TEST(Import, TopoMatrixOfBareMetalH100MatchesDgxH100) {
+  ImportInputs in = inputs(import_data("h100-baremetal-topo-m.txt"), "", 400);
+  in.gpu_query = import_data("h100-nvidia-smi-q-i0.txt");  // `nvidia-smi -q -i 0`: one GPU's model for all
+  const ImportedNode node = import_node(in);
+  EXPECT_TRUE(has_note(node, true, "8 GPUs, H100 SXM ('NVIDIA H100 80GB HBM3'"));
+  const Topology t = load_imported(node);
+  expect_same_routes_and_placement(load_topology(testing::bundled("dgx-h100.xml")), t);
+  EXPECT_EQ(t.vertex(*t.gpu(4).nearest_nic).name, "mlx5_6");  // mlx5_4/5 are the storage pair on socket 0
+}
+
 TEST(Import, TopoMatrixOfHgxHopperMatchesDgxH100) {
   const Topology t = load_imported(import_node(inputs(import_data("hgx-h20-topo-m.txt"), "H100 SXM", 400)));
   expect_same_routes_and_placement(load_topology(testing::bundled("dgx-h100.xml")), t);

@@ -164,12 +164,16 @@ const GpuModel& gpu_model(const TextInput& in, const Matrix& mx, const ImportInp
     fail_at(q.file, q.first_line, fmt::format("the GPUs are {} ('{}') but --gpu-model says {}", q.model->name, q.product, flag->name),
             "drop --gpu-model or give nvidia-smi -q of this node");
   }
-  if (static_cast<int>(q.busids.size()) != mx.gpus) {
+  if (static_cast<int>(q.busids.size()) > mx.gpus) {
     fail_at(q.file, q.first_line, fmt::format("{} GPUs here but {} in {}", q.busids.size(), mx.gpus, in.file()),
             "give nvidia-smi -q and nvidia-smi topo -m of the same node");
   }
-  busids = q.busids;
-  notes.push_back({false, fmt::format("{} GPUs, {} ('{}' in {}), bus ids from there", mx.gpus, q.model->name, q.product, q.file)});
+  // `nvidia-smi -q -i 0` describes one GPU: its model stands for all, and bus ids come only from a full -q.
+  const bool all = static_cast<int>(q.busids.size()) == mx.gpus;
+  if (all) busids = q.busids;
+  notes.push_back({!all, fmt::format("{} GPUs, {} ('{}' in {}){}", mx.gpus, q.model->name, q.product, q.file,
+                                     all ? ", bus ids from there"
+                                         : fmt::format(", its model taken for every GPU (it lists {} bus ids)", q.busids.size()))});
   return *q.model;
 }
 
