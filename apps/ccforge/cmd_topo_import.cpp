@@ -39,6 +39,10 @@ void run_import(const ImportFlags& f) {
   const std::filesystem::path out(f.out);
   std::filesystem::path node_path = out;
   if (f.nodes > 1) {
+    if (node.nic_gbps <= 0) {
+      fail_at("--nodes", 0, fmt::format("{} nodes need NICs, and the imported node has none", f.nodes),
+              "import a dump or matrix that lists the NICs, or give rocm-smi input --nic-gbps");
+    }
     node_path = out.parent_path() / (out.stem().string() + "-node.xml");
     check_output_path(node_path, OutputKind::File, "--out");
     if (f.transport.empty()) node.notes.push_back({true, "transport ib between nodes (--transport names another)"});
