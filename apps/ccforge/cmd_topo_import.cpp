@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <memory>
+#include <utility>
 
 namespace ccforge::cli {
 namespace {
@@ -73,6 +74,12 @@ void add_topo_import_command(CLI::App& topo_cmd) {
                   "NCCL_TOPO_DUMP_FILE's file, or the text printed by `nvidia-smi topo -m` or `rocm-smi --showtopo`")
       ->required();
   add_machine_flags(*cmd, f->machine);
+  // The shared descriptions speak of partial files; what the flags do here goes in this verb's note.
+  for (const auto& [flag, note] : {std::pair<const char*, const char*>{"--gpu-model", "the GPUs of a topo -m or rocm-smi input; checked against a dump's"},
+                                   {"--nic-gbps", "also without --gpu-model: the rate of NICs the input gives none for"}}) {
+    CLI::Option* opt = cmd->get_option(flag);
+    opt->description(opt->get_description() + verb_note(*cmd, note));
+  }
   cmd->add_option("--gpu-query", f->gpu_query, "`nvidia-smi -q` output of the same node: GPU model and bus ids");
   cmd->add_option("--nic-query", f->nic_query, "`ibv_devinfo -v` or `ibstat` output of the same node: NIC port rates");
   cmd->add_option("--nodes", f->nodes, "nodes like this one; above 1 also writes a <cluster> file")->check(CLI::Range(1, 4096))->capture_default_str();
@@ -81,7 +88,7 @@ void add_topo_import_command(CLI::App& topo_cmd) {
   cmd->add_option("--transport", f->transport, "how the nodes talk with --nodes: " + transports + " (default ib)")
       ->check(CLI::IsMember(topo::cluster_transports()));
   cmd->add_option("--name", f->name, "the node's name (default: the input's file name)");
-  add_out_flag(*cmd, f->out, "the <node> file, or with --nodes the <cluster> file and NAME-node.xml beside it")->required();
+  add_out_flag(*cmd, f->out, "the <node> file, or with --nodes the <cluster> file and OUT-node.xml beside it")->required();
   cmd->callback([f] { run_import(*f); });
 }
 
