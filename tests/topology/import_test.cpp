@@ -118,6 +118,16 @@ TEST(Import, PcieBoxHasNoNvlinkAndNicsOnGpu6sSocket) {
   EXPECT_EQ(t.vertex(*t.gpu(6).nearest_nic).numa, 1);
 }
 
+// ibv_devinfo -vv of an HDR node (openucx/ucx#9908): the active port's 4X x 50 Gb/s; the matrix is another
+// node's (the reader's check, not a machine).
+TEST(Import, NicRatesFromIbvDevinfo) {
+  ImportInputs in = inputs(import_data("h100-vm-topo-m.txt"), "H100 SXM");
+  in.nic_query = import_data("ibv-devinfo-vv-hdr.txt");
+  const ImportedNode node = import_node(in);
+  EXPECT_DOUBLE_EQ(node.nic_gbps, 200);
+  EXPECT_TRUE(has_note(node, false, "1 NICs: mlx5_0 200G (rates from"));
+}
+
 TEST(Import, SeveralNodesMakeACluster) {
   ImportInputs in = inputs(testing::azure("ndv5-topo.xml"), "H100 SXM", 400);
   const ImportedNode node = import_node(in);

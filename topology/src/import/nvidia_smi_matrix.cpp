@@ -320,7 +320,7 @@ NodeLayout read_nvidia_smi_matrix(const TextInput& in, const ImportInputs& input
     } else if (flag_gbps) {
       nic.gbps = *flag_gbps;
     } else if (rates) {
-      in.fail(mx.row_lines[static_cast<std::size_t>(r)], fmt::format("NIC {} is not in {}", nic.name, inputs.nic_query->string()),
+      in.fail(mx.row_lines[static_cast<std::size_t>(r)], fmt::format("no active port rate for NIC {} in {}", nic.name, inputs.nic_query->string()),
               "give ibv_devinfo -v of the same node, or --nic-gbps");
     } else {
       in.fail(mx.row_lines[static_cast<std::size_t>(r)], fmt::format("no rate for NIC {}: nvidia-smi topo -m shows none", nic.name),

@@ -103,6 +103,7 @@ std::map<std::string, NicRate> read_nic_rates(const std::filesystem::path& path)
       width = leading_number(*w).value_or(0);  // "4X (2)"
       if (width == 0) in.fail(n, fmt::format("unreadable active_width '{}'", *w), "give ibv_devinfo -v output as printed");
     } else if (const auto s = value_of(line, "active_speed", ':')) {
+      if (s->substr(0, 13) == "invalid speed") continue;  // a port that is down has no rate: the device gets none
       const auto lane = leading_number(*s);  // "25.0 Gbps (32)"
       if (!lane || width == 0) in.fail(n, fmt::format("unreadable active_speed '{}'", *s), "give ibv_devinfo -v output as printed");
       rates[device] = NicRate{*lane * width, n};
