@@ -53,6 +53,16 @@ std::string placement_text(const std::vector<topo::NicPlacement>& p, std::size_t
   return fmt::format("{:<10} {:<8} {:<16} {:<16}", p[i].nic.empty() ? "-" : p[i].nic, p[i].locality, ranks(p[i].nic_sharers), ranks(p[i].numa_peers));
 }
 
+// A kind of pair's route range as printed, "" when the topology has no such pairs.
+std::string pair_group_text(const topo::TopologySummary& s, const std::string& group) {
+  for (const auto& g : s.pair_groups) {
+    if (g.group != group) continue;
+    return fmt::format("{}-{} GB/s, {:.2f}-{:.2f} us, {}-{}", gbps_text(g.min_bottleneck), gbps_text(g.max_bottleneck), g.min_latency.us(),
+                       g.max_latency.us(), topo::to_string(g.best_class), topo::to_string(g.worst_class));
+  }
+  return "";
+}
+
 std::string counts(const std::vector<topo::CountByName>& c) {
   std::string out;
   for (const auto& x : c) out += fmt::format("{}{} x {}", out.empty() ? "" : ", ", x.count, x.name);
@@ -78,7 +88,19 @@ void print_topology_diff(const topo::Topology& ta, const topo::Topology& tb) {
     if (bw > 0) differences.push_back(fmt::format("bandwidth of {} GPU pairs", bw));
     if (lat > 0) differences.push_back(fmt::format("latency of {} GPU pairs", lat));
   } else {
-    fmt::print("(over 16 GPUs: matrices not compared, see `topo show` of each for the routes by kind of pair)\n");
+    // Over 16 GPUs topo show summarises routes by kind of pair; so does the comparison.
+    fmt::print("routes from node 0's GPUs by kind of pair (A | B):\n");
+    std::vector<std::string> groups;
+    for (const auto* s : {&a, &b}) {
+      for (const auto& g : s->pair_groups) {
+        if (std::find(groups.begin(), groups.end(), g.group) == groups.end()) groups.push_back(g.group);
+      }
+    }
+    for (const std::string& name : groups) {
+      const std::string x = pair_group_text(a, name), y = pair_group_text(b, name);
+      fmt::print("  {:<30} {:<44}|  {}{}\n", name, x, y, x == y ? "" : "  *");
+      if (x != y) differences.push_back("routes of kind " + name);
+    }
   }
   const std::vector<topo::NicPlacement> pa = topo::nic_placement(ta), pb = topo::nic_placement(tb);
   fmt::print("NIC placement of node 0's GPUs (nic, locality: switch/cpu/remote, GPUs sharing the NIC, GPUs on the NUMA node), A | B:\n");
@@ -94,7 +116,8 @@ void print_topology_diff(const topo::Topology& ta, const topo::Topology& tb) {
                                 ? ""
                                 : fmt::format("; NIC line rates differ ({} | {})", counts(a.nics_by_speed), counts(b.nics_by_speed));
   if (differences.empty()) {
-    fmt::print("# same GPU x GPU bandwidth and latency, same NIC placement{}\n", rates);
+    fmt::print("# same {}, same NIC placement{}\n",
+               a.matrix.empty() || b.matrix.empty() ? "routes by kind of pair" : "GPU x GPU bandwidth and latency", rates);
   } else {
     std::string list;
     for (const std::string& d : differences) list.append(list.empty() ? "" : "; ").append(d);
