@@ -4,6 +4,7 @@
 #include "commands.hpp"
 #include "shared_flags.hpp"
 #include "topo_input.hpp"
+#include "topo_subcommands.hpp"
 
 #include <CLI/CLI.hpp>
 #include <fmt/core.h>
@@ -23,6 +24,7 @@ struct TopoFlags {
   std::string profile;
   std::string write;
   std::string format;
+  std::vector<std::string> diff;
 };
 
 void add_input_flags(CLI::App& cmd, TopoFlags& f) {
@@ -41,7 +43,7 @@ topo::LoadOptions load_options(const TopoFlags& f) {
 
 constexpr const char* kFileUsage = "a FILE argument";
 
-std::string gbps(Bandwidth bw) { return std::isinf(bw.bytes_per_s) ? "-" : fmt::format("{:.1f}", bw.gbps()); }
+std::string gbps(Bandwidth bw) { return gbps_text(bw); }
 
 void print_matrix(const topo::TopologySummary& s, const char* title, auto cell) {
   fmt::print("{}\n      ", title);
@@ -141,7 +143,16 @@ void add_topo_command(CLI::App& app) {
   add_format_flag(*show, flags->format, {"text", "json"});
   show->add_option("--write", flags->write,
                    "also save the topology, completed by --gpu-model etc., as a ccforge <node> file that loads without flags");
+  show->add_option("--diff", flags->diff, "print topologies A and B side by side: GPU x GPU matrices and NIC placement")
+      ->expected(2)->allow_extra_args(false);
   show->callback([flags] {
+    if (!flags->diff.empty()) {
+      if (!flags->write.empty() || flags->format != "text" || !flags->input.file.empty())
+        fail_at("--diff", 0, "compares two files in text", "give --diff A B alone, without FILE, --write or --format");
+      const topo::LoadOptions options = load_options(*flags);
+      print_topology_diff(load_topology(flags->input, flags->diff[0], options), load_topology(flags->input, flags->diff[1], options));
+      return;
+    }
     const std::string file = topology_file(flags->input, kFileUsage);
     if (!flags->write.empty()) check_output_path(flags->write, OutputKind::File, "--write");
     if (!flags->write.empty() && (!flags->input.fail.empty() || !flags->input.degrade.empty()))
@@ -154,6 +165,8 @@ void add_topo_command(CLI::App& app) {
       print_text(s);
     }
   });
+
+  add_topo_import_command(*topo_cmd);
 
   CLI::App* check = topo_cmd->add_subcommand("check", "validate a topology; exit 0 with a one-line summary when fine");
   add_input_flags(*check, *flags);

@@ -2,12 +2,12 @@
 # Usage: tests/fuzz/run.sh SECONDS [TARGET...]
 # Builds the libFuzzer targets with clang (-fsanitize=fuzzer,address) in build-fuzz/ and runs each for
 # SECONDS over a seed corpus made from the project's own inputs, good and bad. Targets: msccl, topology,
-# cluster, profile, measurements, tuner_conf, selection_table, compare (default: all). Exits non-zero on any crash, hang or leak.
+# cluster, import, profile, measurements, tuner_conf, selection_table, compare (default: all). Exits non-zero on any crash, hang or leak.
 set -euo pipefail
 seconds="${1:?usage: tests/fuzz/run.sh SECONDS [TARGET...]}"
 shift
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(msccl topology cluster profile measurements tuner_conf selection_table compare)
+[ ${#targets[@]} -gt 0 ] || targets=(msccl topology cluster import profile measurements tuner_conf selection_table compare)
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 build="${CCFORGE_FUZZ_BUILD_DIR:-$root/build-fuzz}"
 
@@ -24,6 +24,8 @@ seeds() {
                 "$root"/tests/topology/malformed/*.xml "$root"/tests/bad-inputs/inputs/*.xml ;;
     cluster) grep -l "<cluster" "$root"/data/topologies/*.xml "$root"/tests/data/topologies/*.xml \
                "$root"/tests/topology/malformed/*.xml "$root"/tests/bad-inputs/inputs/*.xml ;;
+    # topo import: real tool outputs (dumps, topo -m, rocm-smi, -q, ibstat) and the bad ones.
+    import) ls "$root"/tests/data/import/* "$root"/tests/bad-inputs/inputs/import_* ;;
     profile) ls "$root"/tests/topology/malformed/*.profile.xml "$root"/tests/bad-inputs/inputs/profile_*.xml \
                "$root"/tests/data/sim/*profile*.xml ;;
     measurements) ls "$root"/tests/data/nccl-tests/*.log ;;
@@ -35,7 +37,7 @@ seeds() {
     # compare's inputs: sim CSVs and selection tables, good and bad (a tune folder's report.json is the
     # same bytes in the fuzzer).
     compare) ls "$root"/tests/validate/compare/*.csv "$root"/tests/data/selection/*.csv "$root"/tests/bad-inputs/inputs/compare_*.csv ;;
-    *) echo "unknown fuzz target '$1' (msccl, topology, cluster, profile, measurements, tuner_conf, selection_table, compare)" >&2; exit 2 ;;
+    *) echo "unknown fuzz target '$1' (msccl, topology, cluster, import, profile, measurements, tuner_conf, selection_table, compare)" >&2; exit 2 ;;
   esac
 }
 

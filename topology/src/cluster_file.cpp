@@ -29,7 +29,7 @@ Fabric parse_fabric(const XmlSource& src, pugi::xml_node node) {
 
 ClusterSpec read_cluster(const XmlSource& src, pugi::xml_node node) {
   src.check_attributes(node, {"name", "nodes", "node", "fabric", "nic_speed_gbps", "switch_latency_us", "switch_ports",
-                              "oversubscription"});
+                              "oversubscription", "transport"});  // transport: written by topo import (ib, roce, efa, ...)
   ClusterSpec spec;
   spec.loc = src.loc(node);
   spec.name = node.attribute("name") ? node.attribute("name").value()
