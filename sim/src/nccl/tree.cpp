@@ -230,6 +230,34 @@ bool mirrors(const GpuTree& t0, const GpuTree& t1, const std::function<int(int)>
 }
 
 
+// Whether the mirror is a symmetry of the links the trees use: one map of links carries every route of
+// tree 0's rotations onto the route of its mirror image, link for link, no two links onto one. Equal
+// loads per class of links (fold_copies) do not suffice: across pods a route's spine follows the
+// destination's index, which the mirror does not preserve.
+bool mirror_maps_links(const topo::Topology& topo, const GpuTree& tree, const std::vector<std::function<int(int)>>& rotations,
+                       const std::function<int(int)>& mirror) {
+  std::map<std::uint32_t, std::uint32_t> image, preimage;
+  auto maps = [&](int src, int dst) {
+    const topo::Route& a = topo.route(src, dst);
+    const topo::Route& b = topo.route(mirror(src), mirror(dst));
+    if (a.links.size() != b.links.size()) return false;
+    for (std::size_t k = 0; k < a.links.size(); ++k) {
+      const auto [fwd, new_fwd] = image.try_emplace(a.links[k].v, b.links[k].v);
+      const auto [back, new_back] = preimage.try_emplace(b.links[k].v, a.links[k].v);
+      if (fwd->second != b.links[k].v || back->second != a.links[k].v) return false;
+    }
+    return true;
+  };
+  for (const auto& rotate : rotations)
+    for (std::size_t r = 0; r < tree.parent.size(); ++r) {
+      const int src = rotate(static_cast<int>(r));
+      if (tree.parent[r] >= 0 && !maps(src, rotate(tree.parent[r]))) return false;
+      for (int c : tree.children[r])
+        if (!maps(src, rotate(c))) return false;
+    }
+  return true;
+}
+
 // The trees of lower_tree's channels where rotations (and, over an even node count, the mirror) fold.
 struct FoldedTree {
   GpuTree tree;
@@ -251,7 +279,7 @@ std::vector<FoldedTree> fold_trees(Lowering& low) {
   GpuTree t0 = gpu_tree(topo, 0, identity), t1 = gpu_tree(topo, 1, identity);
   std::vector<std::function<int(int)>> rotations;
   for (int by = 0; by < g; ++by) rotations.push_back([=](int r) { return rotate(r, by); });
-  if (n % 2 == 0 && mirrors(t0, t1, mirror)) {
+  if (n % 2 == 0 && mirrors(t0, t1, mirror) && mirror_maps_links(topo, t0, rotations, mirror)) {
     std::vector<std::function<int(int)>> both = rotations;
     for (int by = 0; by < g; ++by) both.push_back([=](int r) { return mirror(rotate(r, by)); });
     if (auto sends = fold_images(low, t0, both)) return {{std::move(t0), "trees 0 and 1 all rotations", std::move(*sends)}};
