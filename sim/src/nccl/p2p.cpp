@@ -21,7 +21,7 @@ double div_up(double a, double b) { return std::ceil(a / b); }
 // v2.26.2-1 src/device/sendrecv.h: NCCL_MAX_NTHREADS 640 = 20 warps, recv (20 - 1) / 2 = 9, send 10); a
 // threadblock's copy rate grows with its threads (one H200 block's global copy 35 GB/s at 512 threads,
 // 42 GB/s at 640: ../shared/reference/measurements/h200-one-gpu ceilings.csv).
-constexpr double kWarps = 20, kSendWarps = 10, kRecvWarps = 9;
+constexpr double kWarps = 20, kRecvWarps = 9;
 
 // NCCL's isAllNvlink (v2.26.2-1 src/graph/paths.cc ncclTopoPathAllNVLink): no GPU pair of a node is
 // farther apart than NVLink (NVL, NVB, C2C: below PIX).
@@ -100,12 +100,13 @@ void lower_p2p(Lowering& low, const NcclCall& call) {
   const P2pOp op = p2p_op(call, topo, low.params().get("sim.nccl.version"), share);
   const ProtocolCosts costs = protocol_costs(low.params(), call.proto, low.arch());
   // A part streams its chunks through the connection's FIFO: the sender's warps store each chunk into
-  // the slot, the receiver's warps copy it out to the user buffer (prims_simple.h), the two overlapped
-  // chunk by chunk, so a part flows at the slower warps' rate and the last chunk's copy-out trails it.
+  // the slot, the receiver's warps copy it out to the user buffer (prims_simple.h, prims_ll.h), the two
+  // overlapped chunk by chunk, so a part flows at the rate of the fewer, receiving warps and the last
+  // chunk's copy-out trails it.
   ProtocolCosts send = costs;
-  const double copy_rate = costs.tb_bytes_per_s * kRecvWarps / kWarps;
-  send.tb_bytes_per_s = std::min(costs.tb_bytes_per_s * kSendWarps / kWarps, copy_rate);
-  const SimTime tail = transfer_time(std::min(op.chunk, op.part_bytes) / costs.wire_efficiency, Bandwidth{copy_rate});
+  send.tb_bytes_per_s = costs.tb_bytes_per_s * kRecvWarps / kWarps;
+  const SimTime tail =
+      transfer_time(std::min(op.chunk, op.part_bytes) / costs.wire_efficiency, Bandwidth{send.tb_bytes_per_s});
   const std::uint32_t label = low.graph().add_label("p2p send");
   const std::uint32_t copy_label = low.graph().add_label("p2p copy out");
   for (int src = 0; src < p; ++src) {
