@@ -66,7 +66,7 @@ TEST(SizeConventions, TuneExportsExecutorBytesForGatherBands) {
   std::filesystem::remove_all(dir);
   search::TuneOptions options;
   options.collectives = {ir::Collective::Gather, ir::Collective::AllGather};
-  options.sizes = {1 * kKiB, 2 * kKiB, 4 * kKiB};
+  options.sizes = {32 * kKiB, 64 * kKiB, 128 * kKiB};
   options.min_gain = 0.0;
   options.jobs = 1;
   options.out_dir = dir;
@@ -91,9 +91,10 @@ TEST(SizeConventions, TuneExportsExecutorBytesForGatherBands) {
       written += entry.path().filename().string().starts_with(std::string(ir::to_string(ct.collective)) + "_");
     EXPECT_EQ(written, ct.candidates.accepted.size()) << ir::to_string(ct.collective);
   }
-  EXPECT_GT(gather_files, 0) << "direct gather beats simulated NCCL at 1-4 KB on NDv5 (1.6x)";
+  // (Below 32 KB NCCL's gather runs its sends in LL, p2p.cpp, and keeps the band.)
+  EXPECT_GT(gather_files, 0) << "direct gather beats simulated NCCL at 32-128 KB on NDv5 (1.6-2.5x)";
   const std::string bands = read_file(dir / "bands.csv");
-  EXPECT_NE(bands.find("\ngather,1024,"), std::string::npos) << bands;
+  EXPECT_NE(bands.find("\ngather,32768,"), std::string::npos) << bands;
   std::filesystem::remove_all(dir);
 }
 

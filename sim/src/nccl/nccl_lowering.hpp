@@ -72,8 +72,19 @@ void lower_pat(Lowering& low, const NcclCall& call);
 // peer's 1/p share, the owner reduces the shares it received, then sends the result to every peer.
 void lower_all_pairs(Lowering& low, const NcclCall& call);
 
-// Grouped send/recv (alltoall: every pair; gather/scatter: every rank to/from rank 0), each pair's
-// share as one Simple transfer spread over its p2p channels.
+// Grouped send/recv (alltoall: every pair; gather/scatter: every rank to/from rank 0), as NCCL's
+// p2p kernel runs each pair's share (p2p.cpp): cut into parts, one p2p channel each, streamed in
+// chunks through the connection's FIFO.
 void lower_p2p(Lowering& low, const NcclCall& call);
+
+// How NCCL runs one send of `bytes` on this topology at `version` (sim.nccl.version).
+struct P2pOp {
+  ir::Protocol proto = ir::Protocol::Simple;
+  int parts = 1;            // channels it runs on
+  double part_bytes = 0.0;  // bytes per part
+  double step = 0.0;        // NCCL_P2P_{NVL,PCI,NET}_CHUNKSIZE
+  double chunk = 0.0;       // bytes a part moves per FIFO slot
+};
+P2pOp p2p_op(const NcclCall& call, const topo::Topology& topo, double version, double bytes);
 
 }  // namespace ccforge::sim::nccl

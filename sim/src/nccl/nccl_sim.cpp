@@ -110,10 +110,17 @@ NcclChoice nccl_choose(const topo::Topology& topo, ir::Collective coll, ByteCoun
                        const SimParams& params) {
   const nccl::NcclView view = nccl::make_view(topo, params);
   if (p2p_collective(coll)) {
-    // NCCL runs these as grouped send/recv, without a tuning model or a choice to make.
-    const bool p2p_ok =
-        (!request.algo || *request.algo == NcclAlgo::P2p) && (!request.proto || *request.proto == ir::Protocol::Simple);
-    if (p2p_ok) return NcclChoice{NcclAlgo::P2p, ir::Protocol::Simple, view.nchannels, 0.0};
+    // NCCL runs these as grouped send/recv, without a tuning model: each send's protocol follows its
+    // size (p2p.cpp, NCCL_P2P_LL_THRESHOLD).
+    const bool p2p_ok = (!request.algo || *request.algo == NcclAlgo::P2p) &&
+                        (!request.proto || *request.proto != ir::Protocol::LL128);
+    if (p2p_ok) {
+      const double per_peer = static_cast<double>(bytes) / topo.num_gpus();
+      const nccl::NcclCall call{coll, static_cast<double>(bytes), ir::Protocol::Simple, view.nchannels};
+      const ir::Protocol proto =
+          request.proto ? *request.proto : nccl::p2p_op(call, topo, params.table.get("sim.nccl.version"), per_peer).proto;
+      return NcclChoice{NcclAlgo::P2p, proto, view.nchannels, 0.0};
+    }
   }
   // RCCL on an MI300X node runs its bundled MSCCL algorithm first, whatever NCCL_ALGO says (it is not
   // one of NCCL's algorithms); a request for another algorithm or protocol still gets that.
@@ -141,7 +148,7 @@ NcclChoice nccl_choose(const topo::Topology& topo, ir::Collective coll, ByteCoun
                      request.proto ? ir::to_string(*request.proto) : ""),
          "tree is allreduce only; allpairs is RCCL's MSCCL allreduce on one 8-GPU MI300X node up to 16 MiB; nvls needs Hopper+ NVSwitch and one node, nvlstree Hopper+ NVSwitch and 2+ "
          "nodes (allreduce); pat needs --nccl-version 2.23+ and one GPU per node (allgather/reducescatter); "
-         "nvls, nvlstree and pat are Simple only; RCCL builds no LL128 on MI300X (gfx942); p2p serves alltoall/gather/scatter with Simple; NCCL_ALGO, "
+         "nvls, nvlstree and pat are Simple only; RCCL builds no LL128 on MI300X (gfx942); p2p serves alltoall/gather/scatter with Simple or LL; NCCL_ALGO, "
          "NCCL_PROTO, NCCL_NVLS_ENABLE and NCCL_PAT_ENABLE given with --env narrow the choice; use --algo nccl");
   }
   best.nchannels =

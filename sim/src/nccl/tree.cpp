@@ -1,8 +1,10 @@
 #include <fmt/core.h>
 
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <optional>
+#include <string>
 
 #include "ccforge/sim/mesh_rings.hpp"
 #include "ccforge/sim/node_rings.hpp"
@@ -146,13 +148,11 @@ std::vector<int> chain_order(const topo::Topology& topo, const std::vector<int>&
   return ring;
 }
 
-// Tree `which` with rotation 0 standing for all ppn rotations, which are its images under rotating the
-// local GPUs and rails; nullopt unless that is exact (copy_folding.hpp).
-std::optional<FoldedSends> fold_rotations(Lowering& low, int which) {
+// Tree 0 with rotation 0 standing for the copies `images` maps it onto (each a map of ranks: tree 0's
+// rotations, and with the mirror tree 1's too); nullopt unless that is exact (copy_folding.hpp).
+std::optional<FoldedSends> fold_images(Lowering& low, const GpuTree& tree,
+                                       const std::vector<std::function<int(int)>>& images) {
   const topo::Topology& topo = low.topo();
-  const int g = topo.gpus_per_node();
-  auto rotate = [&](int rank, int by) { return rank / g * g + (rank % g + by) % g; };
-  const GpuTree tree = gpu_tree(topo, which, chain_order(topo, {0}, {}, 0));
   std::vector<std::pair<int, int>> sends;
   for (int r = 0; r < topo.num_gpus(); ++r) {
     if (tree.parent[r] >= 0) sends.emplace_back(r, tree.parent[r]);
@@ -162,8 +162,8 @@ std::optional<FoldedSends> fold_rotations(Lowering& low, int which) {
   for (const auto& [src, dst] : sends) {
     const topo::Route& r0 = topo.route(src, dst);
     by_send.emplace_back();
-    for (int by = 0; by < g; ++by) {
-      const topo::Route& r = topo.route(rotate(src, by), rotate(dst, by));
+    for (const auto& image : images) {
+      const topo::Route& r = topo.route(image(src), image(dst));
       if (r.latency != r0.latency || r.path_class != r0.path_class) return std::nullopt;
       std::vector<std::uint32_t> links;
       for (LinkId l : r.links) links.push_back(l.v);
@@ -213,6 +213,87 @@ double tree_chunk_bytes(const NcclCall& call, const topo::Topology& topo, const 
   return halved_chunk(call.bytes, call.nchannels, step, {{depth * 8, 131072}, {depth * 4, 65536}, {depth, 32768}});
 }
 
+// Whether tree 1 is tree 0 under `mirror`: every rank's parent and children map onto its image's.
+bool mirrors(const GpuTree& t0, const GpuTree& t1, const std::function<int(int)>& mirror) {
+  auto image = [&](int r) { return r < 0 ? -1 : mirror(r); };
+  for (std::size_t r = 0; r < t0.parent.size(); ++r) {
+    const int m = mirror(static_cast<int>(r));
+    if (t1.parent[static_cast<std::size_t>(m)] != image(t0.parent[r])) return false;
+    std::vector<int> kids;
+    for (int c : t0.children[r]) kids.push_back(mirror(c));
+    std::vector<int> theirs = t1.children[static_cast<std::size_t>(m)];
+    std::sort(kids.begin(), kids.end());
+    std::sort(theirs.begin(), theirs.end());
+    if (kids != theirs) return false;
+  }
+  return true;
+}
+
+
+// Whether the mirror is a symmetry of the links the trees use: one map of links carries every route of
+// tree 0's rotations onto the route of its mirror image, link for link, no two links onto one. Equal
+// loads per class of links (fold_copies) do not suffice: across pods a route's spine follows the
+// destination's index, which the mirror does not preserve.
+bool mirror_maps_links(const topo::Topology& topo, const GpuTree& tree, const std::vector<std::function<int(int)>>& rotations,
+                       const std::function<int(int)>& mirror) {
+  std::map<std::uint32_t, std::uint32_t> image, preimage;
+  auto maps = [&](int src, int dst) {
+    const topo::Route& a = topo.route(src, dst);
+    const topo::Route& b = topo.route(mirror(src), mirror(dst));
+    if (a.links.size() != b.links.size()) return false;
+    for (std::size_t k = 0; k < a.links.size(); ++k) {
+      const auto [fwd, new_fwd] = image.try_emplace(a.links[k].v, b.links[k].v);
+      const auto [back, new_back] = preimage.try_emplace(b.links[k].v, a.links[k].v);
+      if (fwd->second != b.links[k].v || back->second != a.links[k].v) return false;
+    }
+    return true;
+  };
+  for (const auto& rotate : rotations)
+    for (std::size_t r = 0; r < tree.parent.size(); ++r) {
+      const int src = rotate(static_cast<int>(r));
+      if (tree.parent[r] >= 0 && !maps(src, rotate(tree.parent[r]))) return false;
+      for (int c : tree.children[r])
+        if (!maps(src, rotate(c))) return false;
+    }
+  return true;
+}
+
+// The trees of lower_tree's channels where rotations (and, over an even node count, the mirror) fold.
+struct FoldedTree {
+  GpuTree tree;
+  std::string name;
+  FoldedSends sends;
+};
+
+// Tree 0 and tree 1, each with rotation 0 standing for all ppn rotations (their images under rotating
+// the local GPUs and rails); over an even node count tree 1 is tree 0 mirrored (node n -> nodes - 1 - n,
+// trees.hpp), so where that is exact too tree 0 alone stands for both trees' channels. Empty unless
+// the rotations fold exactly.
+std::vector<FoldedTree> fold_trees(Lowering& low) {
+  const topo::Topology& topo = low.topo();
+  const int g = topo.gpus_per_node();
+  const int n = topo.num_nodes();
+  auto rotate = [g](int rank, int by) { return rank / g * g + (rank % g + by) % g; };
+  auto mirror = [g, n](int rank) { return (n - 1 - rank / g) * g + rank % g; };
+  const std::vector<int> identity = chain_order(topo, {0}, {}, 0);
+  GpuTree t0 = gpu_tree(topo, 0, identity), t1 = gpu_tree(topo, 1, identity);
+  std::vector<std::function<int(int)>> rotations;
+  for (int by = 0; by < g; ++by) rotations.push_back([=](int r) { return rotate(r, by); });
+  if (n % 2 == 0 && mirrors(t0, t1, mirror) && mirror_maps_links(topo, t0, rotations, mirror)) {
+    std::vector<std::function<int(int)>> both = rotations;
+    for (int by = 0; by < g; ++by) both.push_back([=](int r) { return mirror(rotate(r, by)); });
+    if (auto sends = fold_images(low, t0, both)) return {{std::move(t0), "trees 0 and 1 all rotations", std::move(*sends)}};
+  }
+  auto sends0 = fold_images(low, t0, rotations);
+  if (!sends0) return {};
+  auto sends1 = fold_images(low, t1, rotations);
+  if (!sends1) return {};
+  std::vector<FoldedTree> out;
+  out.push_back({std::move(t0), "tree 0 all rotations", std::move(*sends0)});
+  out.push_back({std::move(t1), "tree 1 all rotations", std::move(*sends1)});
+  return out;
+}
+
 }  // namespace
 
 std::uint64_t tree_chunks(const NcclCall& call, const topo::Topology& topo, const ParamTable& params) {
@@ -234,19 +315,16 @@ void lower_tree(Lowering& low, const NcclCall& call, bool fold) {
   const int shapes = topo.num_nodes() == 1 ? 1 : std::min(call.nchannels, 2 * orders);
   std::vector<TreeChannel> channels;
   channels.reserve(static_cast<std::size_t>(shapes));
-  // Across switched nodes the rotations of a tree are images of one another: where that is exact, one
-  // rotation per tree stands for all. Mesh nodes' chains follow their searched orders, not rotations.
+  // Across switched nodes the rotations of a tree are images of one another, and the two trees mirror
+  // images: where that is exact, one rotation stands for all (fold_trees). Mesh nodes' chains follow
+  // their searched orders, not rotations.
   const int g = topo.gpus_per_node();
-  std::optional<FoldedSends> tree0, tree1;
-  if (fold && node_cycles.empty() && shapes == 2 * g && g > 1 && call.nchannels % shapes == 0 && costs.gpu_bytes_per_s == 0.0) {
-    tree0 = fold_rotations(low, 0);
-    if (tree0) tree1 = fold_rotations(low, 1);
-  }
-  if (tree0 && tree1) {
-    const double weight = call.nchannels / shapes;
-    const std::vector<int> identity = chain_order(topo, {0}, {}, 0);
-    channels.emplace_back(low, costs, gpu_tree(topo, 0, identity), "tree 0 all rotations", weight, &*tree0);
-    channels.emplace_back(low, costs, gpu_tree(topo, 1, identity), "tree 1 all rotations", weight, &*tree1);
+  std::vector<FoldedTree> folded;
+  if (fold && node_cycles.empty() && shapes == 2 * g && g > 1 && call.nchannels % shapes == 0 && costs.gpu_bytes_per_s == 0.0)
+    folded = fold_trees(low);
+  if (!folded.empty()) {
+    for (const FoldedTree& f : folded)
+      channels.emplace_back(low, costs, f.tree, f.name, call.nchannels / shapes, &f.sends);
   } else {
     for (int s = 0; s < shapes; ++s) {
       double weight = 0;
