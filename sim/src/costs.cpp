@@ -51,7 +51,8 @@ ProtocolCosts msccl_protocol_costs(const ParamTable& params, ir::Protocol proto,
     c.gpu_bytes_per_s = gpu_payload / c.wire_efficiency;
     return c;
   }
-  if (const Param* rate = params.find("sim.msccl.tb_bw." + p + "." + a))
+  if (proto != ir::Protocol::LL128) return c;
+  if (const Param* rate = params.find("sim.msccl.tb_bw.LL128." + a))
     c.tb_bytes_per_s = std::min(c.tb_bytes_per_s, Bandwidth::GBps(rate->value).bytes_per_s);
   return c;
 }

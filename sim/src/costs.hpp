@@ -38,8 +38,8 @@ struct MscclRuntimeCosts {
 MscclRuntimeCosts msccl_runtime_costs(const ParamTable& params, ir::Runtime runtime);
 
 // The protocol costs an MSCCL kernel's primitives run at, protocol_costs unless measured for that
-// kernel: msccl-executor-nccl's threadblock moves at most sim.msccl.tb_bw.<proto>.<arch> wire bytes/s
-// where measured (today LL128 on sm90); RCCL's moves sim.rccl.msccl.tb_bw.<proto>.<arch> payload bytes/s where fitted (Simple on
+// kernel: msccl-executor-nccl's threadblock moves at most sim.msccl.tb_bw.LL128.<arch> wire bytes/s in
+// LL128 (sm90); RCCL's moves sim.rccl.msccl.tb_bw.<proto>.<arch> payload bytes/s where fitted (Simple on
 // cdna3) and its LL128 line carries sim.rccl.proto.LL128.wire_efficiency. One description for both the
 // MSCCL lowering and the RCCL baseline's bundled all-pairs lowering.
 ProtocolCosts msccl_protocol_costs(const ParamTable& params, ir::Protocol proto, topo::GpuArch arch, ir::Runtime runtime);
