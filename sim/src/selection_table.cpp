@@ -84,6 +84,8 @@ struct Cells {
     r.nccl_us = number(f[at], "nccl_us");
     r.best_us = number(f[at + 1], "best_us");
     r.algorithm = f[at + 3];
+    if (first_unprintable(r.algorithm))  // it is printed (compare) and written again (a re-tune)
+      fail(fmt::format("algorithm '{}' holds a control character or malformed UTF-8", printable(r.algorithm)));
     r.protocol = protocol(f[at + 4]);
     return number(f[at + 5], "lower_bound_pct");
   }

@@ -6,7 +6,7 @@
 set -euo pipefail
 ccforge="$1" out="$2" build="$3"
 rm -rf "$out"
-"$ccforge" tune --topo tests/data/topologies/ndv5-2gpu-odd-name.xml --coll allreduce -b 1K -e 1K --no-nccl-space \
+"$ccforge" tune --topo tests/data/names/ndv5-2gpu-odd-name.xml --coll allreduce -b 1K -e 1K --no-nccl-space \
   --out "$out" >/dev/null 2>&1
 fail() { echo "FAIL: $*" >&2; exit 1; }
 

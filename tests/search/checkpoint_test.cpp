@@ -5,12 +5,15 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <filesystem>
+#include <functional>
 #include <fstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include <fmt/core.h>
 #include <nlohmann/json.hpp>
 
 #include "ccforge/common/atomic_file.hpp"
@@ -147,19 +150,44 @@ TEST(SearchCheckpoint, ResumedTimesBelowTheLowerBoundAreRefused) {
   fs::remove_all(dir);
 }
 
+// The first candidate (not NCCL) of the journal with a time at `bytes`, or "".
+std::string simulated_candidate(const fs::path& dir, ByteCount bytes) {
+  for (const std::string& l : lines_of(dir / "checkpoint.jsonl")) {
+    const nlohmann::json j = nlohmann::json::parse(l);
+    const std::string key = j.value("key", "");
+    if (key.starts_with("allreduce/") && !key.starts_with("allreduce/NCCL/") && key.ends_with("/" + std::to_string(bytes)) &&
+        j["ps"].is_number())
+      return key.substr(10, key.rfind('/') - 10);
+  }
+  return "";
+}
+
+// Above the collective's lower bound but below the candidate's own time floor: not simulated either.
+TEST(SearchCheckpoint, ResumedTimesBelowTheirCandidatesFloorAreRefused) {
+  const fs::path dir = fresh_tune_dir("checkpoint_test", "below_floor");
+  tune(bundled_ndv5(), small_tune(dir), sim::SimParams{});
+  const auto report = nlohmann::json::parse(read_file(dir / "report.json"));
+  const auto bound_ps = std::llround(report["collectives"][0]["sizes"][1]["lower_bound_us"].get<double>() * 1e6);
+  const std::string candidate = simulated_candidate(dir, 4096);
+  ASSERT_FALSE(candidate.empty());
+  // Without its journaled floors, which would be found inconsistent first, the floor is computed again.
+  std::vector<std::string> lines = lines_of(dir / "checkpoint.jsonl");
+  std::erase_if(lines, [&](const std::string& l) { return l.find("\"floors/allreduce/" + candidate + "\"") != std::string::npos; });
+  write_lines(dir / "checkpoint.jsonl", lines);
+  const int line = forge(dir, "allreduce/" + candidate + "/4096", [&](nlohmann::json& j) { j["ps"] = bound_ps + 1; });
+  TuneOptions o = small_tune(dir);
+  o.resume = true;
+  EXPECT_THAT(diag_message([&] { tune(bundled_ndv5(), o, sim::SimParams{}); }),
+              HasSubstr(fmt::format("checkpoint.jsonl:{}: {:.6f} us is below the candidate's time floor of ", line,
+                                    static_cast<double>(bound_ps + 1) / 1e6)));
+  fs::remove_all(dir);
+}
+
 // A floor above the candidate's own journaled time would prune it where it may win.
 TEST(SearchCheckpoint, ResumedFloorsAboveTheirTimesAreRefused) {
   const fs::path dir = fresh_tune_dir("checkpoint_test", "floor");
   tune(bundled_ndv5(), small_tune(dir), sim::SimParams{});
-  std::string candidate;
-  for (const std::string& l : lines_of(dir / "checkpoint.jsonl")) {
-    const nlohmann::json j = nlohmann::json::parse(l);
-    const std::string key = j.value("key", "");
-    if (key.starts_with("allreduce/") && !key.starts_with("allreduce/NCCL/") && j["ps"].is_number()) {
-      candidate = key.substr(10, key.rfind('/') - 10);
-      break;
-    }
-  }
+  const std::string candidate = simulated_candidate(dir, 1024);
   ASSERT_FALSE(candidate.empty());
   const int line = forge(dir, "floors/allreduce/" + candidate, [](nlohmann::json& j) {
     j["floors"] = nlohmann::json::array({std::int64_t{1} << 50, std::int64_t{1} << 50});

@@ -31,6 +31,7 @@ std::vector<SimTime> Runner::time_floors(std::size_t coll, std::size_t candidate
 }
 
 void Runner::check_resumed() const {
+  if (journal_.finished().empty()) return;  // a fresh tune
   for (std::size_t c = 0; c < result_.collectives.size(); ++c) {
     const CollectiveTune& ct = result_.collectives[c];
     for (std::size_t s = 0; s < options_.sizes.size(); ++s) {

@@ -73,6 +73,16 @@ void compute_model_floors(Floors& floors, const Runner& runner, const TuneOption
     const auto [c, i] = items[k];
     floors.model[c][i] = journal.floors().at(floor_key(result, c, i));
   }
+  // A resumed time below its candidate's floor (sim::time_floors bounds every simulation of it) was not
+  // simulated: refused before it can win.
+  for (const auto& [c, i] : items)
+    for (std::size_t s = 0; s < floors.model[c][i].size(); ++s) {
+      const Job job{c, static_cast<int>(i), s};
+      const Sample* smp = runner.sample(job);
+      if (smp && smp->time && *smp->time < floors.model[c][i][s])
+        throw journal.forged(runner.key(job), fmt::format("{:.6f} us is below the candidate's time floor of {:.6f} us",
+                                                          smp->time->us(), floors.model[c][i][s].us()));
+    }
 }
 
 }  // namespace ccforge::search
