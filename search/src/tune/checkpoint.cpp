@@ -105,10 +105,12 @@ std::string members_problem(const nlohmann::json& j, std::initializer_list<const
   if (!j.is_object()) return "an entry is not a JSON object";
   for (const char* m : required)
     if (!j.contains(m)) return fmt::format("no \"{}\"", m);
-  for (const auto& [name, value] : j.items())
-    if (std::find_if(required.begin(), required.end(), [&](const char* m) { return name == m; }) == required.end() &&
-        std::find_if(optional.begin(), optional.end(), [&](const char* m) { return name == m; }) == optional.end())
+  for (const auto& item : j.items()) {
+    const std::string& name = item.key();
+    const auto is_name = [&](const char* m) { return name == m; };
+    if (std::none_of(required.begin(), required.end(), is_name) && std::none_of(optional.begin(), optional.end(), is_name))
       return fmt::format("unknown member \"{}\"", printable(name));
+  }
   return {};
 }
 
