@@ -11,6 +11,7 @@ packages=(
   libplplot-dev plplot-driver-cairo
   clang libclang-rt-14-dev
   libopenmpi-dev openmpi-bin
+  shellcheck
 )
 
 missing=()

@@ -14,7 +14,9 @@
 #include <vector>
 
 #include "ccforge/common/atomic_file.hpp"
+#include "ccforge/common/csv.hpp"
 #include "ccforge/common/output_path.hpp"
+#include "ccforge/common/quoting.hpp"
 #include "ccforge/common/data_type.hpp"
 #include "ccforge/common/units.hpp"
 #include "ccforge/ir/ir.hpp"
@@ -105,7 +107,7 @@ void print_rows(const SimFlags& f, const std::vector<CollectiveRows>& runs, int 
     const double factor = ir::bus_bandwidth_factor(run.coll, ngpus);
     const std::string coll = ir::to_string(run.coll);
     if (f.format == "table") {
-      fmt::print("{}# {}, {}\n", &run == &runs.front() ? "" : "\n", run.title, f.algo);
+      fmt::print("{}# {}, {}\n", &run == &runs.front() ? "" : "\n", printable(run.title), printable(f.algo));
       fmt::print("{:>12} {:>12} {:>9} {:>11} {:>9} {:>9}  {}\n", "size(B)", "count", "type", "time(us)", "algbw", "busbw",
                  "algorithm");
     }
@@ -113,7 +115,7 @@ void print_rows(const SimFlags& f, const std::vector<CollectiveRows>& runs, int 
       const double alg = sim::algbw_gbs(r.bytes, r.result.time);
       if (f.format == "csv") {
         fmt::print("{}{},{},{},{:.3f},{:.3f},{:.3f},{}\n", several ? coll + "," : "", r.bytes, r.count, f.dtype, r.result.time.us(),
-                   alg, alg * factor, r.result.algorithm);
+                   alg, alg * factor, csv_field(r.result.algorithm));
       } else if (f.format == "json") {
         nlohmann::json row = {{"size_bytes", r.bytes},
                               {"count", r.count},
@@ -126,7 +128,7 @@ void print_rows(const SimFlags& f, const std::vector<CollectiveRows>& runs, int 
         out["rows"].push_back(std::move(row));
       } else {
         fmt::print("{:>12} {:>12} {:>9} {:>11.2f} {:>9.2f} {:>9.2f}  {}\n", r.bytes, r.count, f.dtype, r.result.time.us(), alg,
-                   alg * factor, r.result.algorithm);
+                   alg * factor, printable(r.result.algorithm));
       }
     }
   }

@@ -10,6 +10,7 @@
 #include <fmt/core.h>
 
 #include "ccforge/common/diag.hpp"
+#include "ccforge/common/quoting.hpp"
 #include "commands.hpp"
 #include "invocation.hpp"
 #include "job.hpp"
@@ -37,7 +38,10 @@ int main(int argc, char** argv) {
       argc > 1 && std::string_view(argv[1]) == "tune" ? ccforge::cli::join_job(argc, argv) : nullptr;
   const ccforge::search::WorkShare* share = job ? &job->share() : nullptr;
   // One line on stderr and the exit code; in a job of several processes that line ends all of them.
-  const auto fail = [&](const std::string& line, int code) {
+  // Control characters an input put into it (a name, a path, a value) are escaped: one line, no
+  // terminal escape sequences.
+  const auto fail = [&](const std::string& message, int code) {
+    const std::string line = ccforge::printable(message);
     if (share && share->size() > 1) job->fail(line, code);
     fmt::print(stderr, "{}\n", line);
     return code;

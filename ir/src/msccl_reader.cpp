@@ -7,6 +7,7 @@
 #include <pugixml.hpp>
 
 #include "ccforge/common/atomic_file.hpp"
+#include "ccforge/common/quoting.hpp"
 #include "ccforge/common/xml_depth.hpp"
 #include "ccforge/ir/ir.hpp"
 #include "msccl_lexical.hpp"
@@ -108,6 +109,9 @@ class Reader {
   Algorithm read_algo(const pugi::xml_node& node) const {
     Algorithm algo;
     algo.name = std::string(attr(node, "name"));
+    // The name reaches CSV, Markdown and JSON outputs and the terminal.
+    if (first_unprintable(algo.name))
+      fail(node, "name=\"" + printable(algo.name) + "\" holds a control character or malformed UTF-8", "write the name in printable UTF-8");
     const std::string_view proto = attr(node, "proto");
     const auto p = protocol_from_string(proto);
     if (!p || proto != to_string(*p)) fail(node, "proto=\"" + std::string(proto) + "\" is not a protocol", "use Simple, LL or LL128, spelled exactly so");

@@ -16,6 +16,7 @@
 
 #include <fmt/core.h>
 
+#include "ccforge/common/atomic_file.hpp"
 #include "ccforge/common/diag.hpp"
 
 namespace ccforge::plot {
@@ -195,10 +196,14 @@ void draw(const Chart& chart, const std::string& device, const fs::path& target)
 
 }  // namespace
 
-void check_chart_file(const fs::path& file) { device_for(file); }
+void check_chart_file(const fs::path& file) {
+  device_for(file);
+  check_replaceable(file);
+}
 
 void write_chart(const Chart& chart, const fs::path& file) {
   const std::string device = device_for(file);
+  check_replaceable(file);
   check_points(chart, file);
   // PLplot's state is global per process; one chart at a time.
   static std::mutex plplot_mutex;

@@ -10,6 +10,7 @@
 #include <fmt/core.h>
 
 #include "ccforge/common/csv.hpp"
+#include "ccforge/common/quoting.hpp"
 #include "ccforge/common/diag.hpp"
 
 namespace ccforge::sim {
@@ -83,6 +84,8 @@ struct Cells {
     r.nccl_us = number(f[at], "nccl_us");
     r.best_us = number(f[at + 1], "best_us");
     r.algorithm = f[at + 3];
+    if (first_unprintable(r.algorithm))  // it is printed (compare) and written again (a re-tune)
+      fail(fmt::format("algorithm '{}' holds a control character or malformed UTF-8", printable(r.algorithm)));
     r.protocol = protocol(f[at + 4]);
     return number(f[at + 5], "lower_bound_pct");
   }
@@ -94,6 +97,23 @@ struct Cells {
     return NcclChoice{*request->algo, *request->proto, channels ? static_cast<int>(*channels) : 0, 0.0};
   }
 };
+
+// The cells of a table row "| a | b |", split at each '|' that markdown_text did not escape.
+std::vector<std::string> markdown_cells(const std::string& line) {
+  std::vector<std::string> cells;
+  std::string cell;
+  for (std::size_t i = 1; i < line.size(); ++i) {
+    if (line[i] == '\\' && i + 1 < line.size()) {
+      cell.append(line, i++, 2);
+    } else if (line[i] == '|') {
+      cells.push_back(cell.size() >= 2 ? cell.substr(1, cell.size() - 2) : "");
+      cell.clear();
+    } else {
+      cell += line[i];
+    }
+  }
+  return cells;
+}
 
 }  // namespace
 
@@ -150,7 +170,7 @@ std::string selection_markdown(const std::vector<SelectionRow>& rows) {
     if (i == 0 || rows[i - 1].collective != r.collective)
       md += fmt::format("\n## {}\n\n{}\n|---:|---:|---:|---:|---|---|---:|---|---:|\n", ir::to_string(r.collective), kMarkdownHeader);
     md += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", format_size(r.size_bytes), number(r.nccl_us, 2),
-                      number(r.best_us, 2), number(r.speedup(), 2, "x"), r.algorithm, r.protocol ? ir::to_string(*r.protocol) : "",
+                      number(r.best_us, 2), number(r.speedup(), 2, "x"), markdown_text(r.algorithm), r.protocol ? ir::to_string(*r.protocol) : "",
                       number(r.lower_bound_pct(), 1), nccl_text(r.nccl), number(r.expected_error_pct, 1));
   }
   return md;
@@ -172,9 +192,7 @@ std::vector<SelectionRow> read_selection_markdown(const std::string& text, const
     } else if (!in_table || !line.starts_with("| ")) {
       in_table = in_table && line.starts_with("|---");
     } else {
-      std::vector<std::string> f;
-      std::stringstream cols(line.substr(1));
-      for (std::string cell; std::getline(cols, cell, '|');) f.push_back(cell.size() >= 2 ? cell.substr(1, cell.size() - 2) : "");
+      const std::vector<std::string> f = markdown_cells(line);
       if (f.size() != 9) cells.fail(fmt::format("{} cells where the table has 9", f.size()));
       SelectionRow r;
       r.collective = *section;
@@ -182,6 +200,7 @@ std::vector<SelectionRow> read_selection_markdown(const std::string& text, const
       if (!size) cells.fail(fmt::format("size '{}' is not a size", f[0]));
       r.size_bytes = *size;
       const auto pct = cells.shown(r, f, 1);
+      r.algorithm = markdown_unescaped(r.algorithm);
       if (pct && r.best_us) r.lower_bound_us = *pct * *r.best_us / 100.0;
       r.nccl = cells.nccl(f[7], std::nullopt);
       r.expected_error_pct = cells.number(f[8], "expected error %");

@@ -105,7 +105,7 @@ elseif(MODE STREQUAL "resume")
     foreach(line IN LISTS lines)
       if(line MATCHES "\"ps\"")
         list(APPEND simulations "${line}")
-      else()
+      elseif(NOT line STREQUAL "{\"finished\":true}")  # a killed run's journal has no end mark
         list(APPEND kept "${line}")
       endif()
     endforeach()

@@ -1,13 +1,17 @@
 // Inputs: only regular files of bounded size. Outputs: checked before any work, errno's text kept.
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <string>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 
 #include "ccforge/common/atomic_file.hpp"
+#include "ccforge/common/csv.hpp"
+#include "ccforge/common/quoting.hpp"
 #include "ccforge/common/output_path.hpp"
 
 namespace ccforge {
@@ -88,6 +92,46 @@ TEST_F(Files, FailedWritesKeepErrnosText) {
   EXPECT_THAT(message_of([&] { write_file_atomically(dir_, "x"); }), HasSubstr("cannot write file: Is a directory"));
   EXPECT_THAT(message_of([&] { write_file_atomically(file / "out", "x"); }), HasSubstr("Not a directory"));
   EXPECT_EQ(std::distance(fs::directory_iterator(dir_), fs::directory_iterator()), 1) << "no temporary file left";
+}
+
+// An output replaces only a regular file: the rename would turn a FIFO, a device or a link into a plain
+// file (before, `--out /dev/full` as root did). Each is refused by name and left as it was.
+TEST_F(Files, OutputsDoNotReplaceFifosDevicesSocketsOrLinks) {
+  const fs::path fifo = dir_ / "fifo", target = dir_ / "target", link = dir_ / "link";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  std::ofstream(target) << "kept";
+  fs::create_symlink(target, link);
+  EXPECT_THAT(message_of([&] { write_file_atomically(fifo, "x"); }), HasSubstr("fifo: is a FIFO; outputs replace only regular files"));
+  EXPECT_THAT(message_of([&] { write_file_atomically(link, "x"); }),
+              HasSubstr("link: is a symbolic link; outputs are not written through links (give the link's target or a new path)"));
+  EXPECT_THAT(message_of([&] { check_output_path(fifo, OutputKind::File, "--out"); }), HasSubstr("is a FIFO"));
+  EXPECT_THAT(message_of([&] { check_output_path(link, OutputKind::File, "--out"); }), HasSubstr("is a symbolic link"));
+  EXPECT_TRUE(fs::is_fifo(fs::symlink_status(fifo)));
+  EXPECT_TRUE(fs::is_symlink(fs::symlink_status(link)));
+  EXPECT_EQ(read_file(target), "kept");
+  const fs::path device = dir_ / "null";
+  if (::mknod(device.c_str(), S_IFCHR | 0600, ::makedev(1, 3)) == 0) {
+    EXPECT_THAT(message_of([&] { write_file_atomically(device, "x"); }), HasSubstr("null: is a character device; outputs replace"));
+    EXPECT_TRUE(fs::is_character_file(fs::symlink_status(device)));
+  } else {
+    std::cout << "[ note ] mknod not permitted here (" << errno_text(errno) << "): the device case is not run\n";
+  }
+  const long made = 3 + (fs::exists(fs::symlink_status(device)) ? 1 : 0);
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir_), fs::directory_iterator()), made) << "no temporary file left";
+}
+
+// What reaches a terminal or a generated file stays text there.
+TEST(Quoting, ControlCharactersAndMalformedUtf8AreFoundAndEscaped) {
+  EXPECT_FALSE(first_unprintable("ndv5 x2 (8\u00d7 H100) \u2014 ok"));
+  EXPECT_EQ(first_unprintable("a\nb"), 1u);
+  EXPECT_EQ(first_unprintable("ab\x1b[31m"), 2u);
+  EXPECT_EQ(first_unprintable("x\xc2\x9b"), 1u);  // U+009B: CSI in some terminals
+  EXPECT_EQ(first_unprintable("x\xff"), 1u);
+  EXPECT_EQ(printable("a\nb\x1b[31m\xff"), "a\\x0ab\\x1b[31m\\xff");
+  EXPECT_EQ(markdown_text("a|b [x](y) <s> *e*"), "a\\|b \\[x\\](y) \\<s\\> \\*e\\*");
+  EXPECT_EQ(markdown_unescaped(markdown_text("a|b_[c]")), "a|b_[c]");
+  EXPECT_EQ(shell_quoted("it's $(rm -rf ~)"), "'it'\\''s $(rm -rf ~)'");
+  EXPECT_EQ(csv_field("a,b\nc"), "\"a,b\\x0ac\"");
 }
 
 }  // namespace

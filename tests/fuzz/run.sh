@@ -2,12 +2,12 @@
 # Usage: tests/fuzz/run.sh SECONDS [TARGET...]
 # Builds the libFuzzer targets with clang (-fsanitize=fuzzer,address) in build-fuzz/ and runs each for
 # SECONDS over a seed corpus made from the project's own inputs, good and bad. Targets: msccl, topology,
-# cluster, import, profile, measurements, tuner_conf, selection_table, compare (default: all). Exits non-zero on any crash, hang or leak.
+# cluster, import, profile, measurements, tuner_conf, selection_table, compare, checkpoint (default: all). Exits non-zero on any crash, hang or leak.
 set -euo pipefail
 seconds="${1:?usage: tests/fuzz/run.sh SECONDS [TARGET...]}"
 shift
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(msccl topology cluster import profile measurements tuner_conf selection_table compare)
+[ ${#targets[@]} -gt 0 ] || targets=(msccl topology cluster import profile measurements tuner_conf selection_table compare checkpoint)
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 build="${CCFORGE_FUZZ_BUILD_DIR:-$root/build-fuzz}"
 
@@ -37,7 +37,13 @@ seeds() {
     # compare's inputs: sim CSVs and selection tables, good and bad (a tune folder's report.json is the
     # same bytes in the fuzzer).
     compare) ls "$root"/tests/validate/compare/*.csv "$root"/tests/data/selection/*.csv "$root"/tests/bad-inputs/inputs/compare_*.csv ;;
-    *) echo "unknown fuzz target '$1' (msccl, topology, cluster, import, profile, measurements, tuner_conf, selection_table, compare)" >&2; exit 2 ;;
+    # A tune checkpoint (the fuzzer's fingerprint "fp", sizes 1024 and 2048) with every kind of entry.
+    checkpoint) printf '%s\n' '{"fingerprint":"fp","version":1}' \
+                  '{"key":"built/allreduce/ring/0/3/Simple","verdict":{"accepted":true,"name":"ring_c1","unfit":false,"why_not":""}}' \
+                  '{"key":"floors/allreduce/ring_c1","floors":[0,5]}' '{"key":"allreduce/NCCL/1024","ps":7}' \
+                  '{"key":"allreduce/ring_c1/2048","ps":null,"error":"does not fit"}' '{"finished":true}' \
+                  > "$build/checkpoint_seed.jsonl" && echo "$build/checkpoint_seed.jsonl" ;;
+    *) echo "unknown fuzz target '$1' (msccl, topology, cluster, import, profile, measurements, tuner_conf, selection_table, compare, checkpoint)" >&2; exit 2 ;;
   esac
 }
 

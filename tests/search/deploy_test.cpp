@@ -8,7 +8,10 @@
 #include <array>
 #include <cstdio>
 #include <filesystem>
+#include <functional>
 #include <memory>
+
+#include <sys/stat.h>
 
 #include <nlohmann/json.hpp>
 
@@ -173,6 +176,39 @@ TEST(Deploy, ARetuneOfOneCollectiveKeepsTheOthersUnlessReplaced) {
   r = tune(load("dgx1-v100"), options(dir, {C::AllReduce}), sim::SimParams{});
   EXPECT_TRUE(r.carried_over.empty());
   EXPECT_THAT(r.replaced, HasSubstr("was replaced"));
+}
+
+// report.json is read back by a re-tune: a forged file path (outside algorithms/, or a FIFO that would
+// hang the copy) or collective is refused, not copied into the new outputs or DEPLOY.md (issue 35).
+TEST(Deploy, AForgedEarlierReportIsRefused) {
+  const fs::path dir = fresh_dir("forged_report");
+  tune(load("ndv5"), options(dir, {C::AllReduce, C::AllGather}), sim::SimParams{});
+  const std::string original = read_file(dir / "report.json");
+  ASSERT_EQ(::mkfifo((dir / "algorithms" / "fifo.xml").c_str(), 0600), 0);
+  const auto forged = [&](const std::function<void(nlohmann::json&)>& edit) {
+    nlohmann::json report = nlohmann::json::parse(original);
+    for (nlohmann::json& entry : report["collectives"])
+      if (entry["collective"] == "allgather") edit(entry);
+    write_file_atomically(dir / "report.json", report.dump());
+    fs::remove(dir / "checkpoint.jsonl");  // the last refused tune's, unfinished
+    try {
+      tune(load("ndv5"), options(dir, {C::AllReduce}), sim::SimParams{});
+    } catch (const DiagError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  const auto first_band_file = [](const std::string& file) {
+    return [file](nlohmann::json& entry) {
+      for (nlohmann::json& band : entry["bands"]) band["file"] = file;
+    };
+  };
+  EXPECT_THAT(forged(first_band_file("../../../etc/passwd")),
+              HasSubstr("report.json: band file '../../../etc/passwd' is not a regular file under algorithms/ of this folder"));
+  EXPECT_THAT(forged(first_band_file("algorithms/../../x.xml")), HasSubstr("band file 'algorithms/../../x.xml' is not"));
+  EXPECT_THAT(forged(first_band_file("algorithms/fifo.xml")), HasSubstr("band file 'algorithms/fifo.xml' is not"));
+  EXPECT_THAT(forged([](nlohmann::json& entry) { entry["collective"] = "allgather\n# injected"; }),
+              HasSubstr("report.json: a collective entry names no known collective (\"allgather\\n# injected\")"));
 }
 
 TEST(Deploy, ADirectoryWithForeignFilesIsRefusedBeforeAnyWork) {

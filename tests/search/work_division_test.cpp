@@ -67,7 +67,7 @@ TEST(SearchWorkDivision, JoinSendsMineAndJournalsTheirs) {
   ASSERT_EQ(d.mine, (std::vector<std::size_t>{1}));
   const std::filesystem::path dir = fresh_tune_dir("work_division_test", "join");
   std::filesystem::create_directories(dir);
-  CheckpointJournal journal(dir / "checkpoint.jsonl", "fp", false);
+  CheckpointJournal journal(dir / "checkpoint.jsonl", "fp", false, {});
   const Sample mine{SimTime::from_us(1.0), {}};
   division.join(d.mine, [&](std::size_t k) { return CheckpointJournal::line("mine" + std::to_string(k), mine); }, journal);
   EXPECT_EQ(share.sent, CheckpointJournal::line("mine1", mine));

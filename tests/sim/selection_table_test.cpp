@@ -42,6 +42,23 @@ TEST(SelectionTable, MarkdownRoundTripsWhatItShows) {
   EXPECT_EQ(via_csv[1].nccl, read[1].nccl);
 }
 
+// A name with Markdown syntax is one escaped cell, read back as itself (issue 35: a '|' split the row,
+// '[x](y)' rendered as a link); one with a control character is refused where it is read back.
+TEST(SelectionTable, NamesStayTextInEveryForm) {
+  std::vector<SelectionRow> odd = rows();
+  odd[2].algorithm = "a|b [x](y) <i>";
+  const std::string md = selection_markdown(odd);
+  EXPECT_THAT(md, ::testing::HasSubstr("| a\\|b \\[x\\](y) \\<i\\> |"));
+  EXPECT_EQ(read_selection_markdown(md, "selection.md")[2].algorithm, "a|b [x](y) <i>");
+  try {
+    read_selection_csv(selection_csv({}) + "allreduce,1024,,,,ring\x1b[2J,,,,,,\n", "t.csv");
+    ADD_FAILURE() << "no error";
+  } catch (const DiagError& e) {
+    EXPECT_STREQ(e.what(), "t.csv:2: algorithm 'ring\\x1b[2J' holds a control character or malformed UTF-8 (use the table "
+                           "ccforge tune or ccforge validate wrote)");
+  }
+}
+
 TEST(SelectionTable, ReadsTheEightColumnTablesOfEarlierVersions) {
   const auto read = read_selection_csv(
       "collective,size_bytes,nccl_us,best_us,speedup,algorithm,protocol,lower_bound_pct\n"

@@ -10,6 +10,8 @@
 
 #include <fmt/core.h>
 
+#include "ccforge/common/quoting.hpp"
+
 #include <string_view>
 
 namespace ccforge::topo {
@@ -73,6 +75,11 @@ void check_reachable(const Topology& topology, const SourceLoc& loc) {
 }
 
 Topology make_topology(std::string name, const std::string& file, int nodes, GraphData graph, ParamTable params, const SourceLoc& loc) {
+  // The name reaches generated files (env.sh, DEPLOY.md, selection.md) and the terminal. An attribute
+  // was checked by XmlSource; a name taken from the file's name was not.
+  if (first_unprintable(name))
+    throw DiagError(Diag{loc, fmt::format("topology name '{}' holds a control character or malformed UTF-8", printable(name)),
+                         "rename the file or give the topology a printable name=\"...\""});
   Topology topology(std::make_shared<const Topology::Impl>(std::move(name), file, nodes, std::move(graph), std::move(params)));
   check_reachable(topology, loc);
   return topology;

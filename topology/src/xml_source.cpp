@@ -1,6 +1,7 @@
 #include "xml_source.hpp"
 
 #include "ccforge/common/atomic_file.hpp"
+#include "ccforge/common/quoting.hpp"
 #include "ccforge/common/xml_depth.hpp"
 
 #include <fmt/core.h>
@@ -32,6 +33,23 @@ XmlSource::XmlSource(const std::filesystem::path& path) : file_(path.string()), 
   if (const pugi::xml_node deep = first_element_deeper_than(doc_.document_element(), kMaxXmlDepth)) {
     fail(deep, fmt::format("<{}> is nested more than {} elements deep", deep.name(), kMaxXmlDepth),
          "check the file's structure: topologies nest a few PCI switches, cluster and profile files one level");
+  }
+  check_printable();
+}
+
+void XmlSource::check_printable() const {
+  pugi::xml_node node = doc_.document_element();
+  while (node) {
+    for (pugi::xml_attribute a : node.attributes())
+      if (first_unprintable(a.value()))
+        fail(node, fmt::format("{}=\"{}\" holds a control character or malformed UTF-8", a.name(), printable(a.value())),
+             "write attribute values in printable UTF-8");
+    if (node.first_child()) {
+      node = node.first_child();
+      continue;
+    }
+    while (node && !node.next_sibling()) node = node.parent();
+    if (node) node = node.next_sibling();
   }
 }
 

@@ -48,6 +48,10 @@ class XmlSource {
   void check_attributes(pugi::xml_node node, std::initializer_list<std::string_view> known) const;
 
  private:
+  // Attribute values become names in generated files and terminal lines: a control character (&#10;,
+  // &#27;) or malformed UTF-8 in any of them is refused at its element's line.
+  void check_printable() const;
+
   std::string file_;
   std::string text_;
   pugi::xml_document doc_;

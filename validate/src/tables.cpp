@@ -9,6 +9,7 @@
 
 #include "ccforge/common/atomic_file.hpp"
 #include "ccforge/common/csv.hpp"
+#include "ccforge/common/quoting.hpp"
 #include "ccforge/sim/selection_table.hpp"
 #include "ccforge/validate/validate.hpp"
 
@@ -40,7 +41,7 @@ std::string selection_md(const SweepResult& r, const std::vector<sim::SelectionR
   md += sim::selection_markdown(rows);
   md += "\n## Broken (a wrong element or a failed run; never selected)\n\n";
   if (r.broken.empty()) md += "none\n";
-  for (const std::string& f : r.broken) md += "- " + f + "\n";
+  for (const std::string& f : r.broken) md += "- " + markdown_text(f) + "\n";
   return md;
 }
 

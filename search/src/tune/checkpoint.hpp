@@ -1,7 +1,10 @@
 // The tune checkpoint: a journal of finished work, one JSON line each, appended and flushed as each
 // finishes: simulations (one candidate, or NCCL, at one size of one collective), the verdict of each
 // candidate grid point built and proven, and each candidate's time floors. A run killed at any point
-// loses only the work in flight: a torn last line is ignored when resuming.
+// loses only the work in flight: a torn last line is ignored when resuming. Read back, the journal is
+// untrusted input: every entry is checked (its members, kinds, ranges, key, the tune's sizes, no key
+// twice) before any is used, and the times against the simulator's lower bound once the model is known
+// (Runner::check_resumed).
 #pragma once
 
 #include <filesystem>
@@ -13,6 +16,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "ccforge/common/diag.hpp"
 #include "ccforge/common/units.hpp"
 #include "ccforge/search/search.hpp"
 #include "ccforge/sim/sim.hpp"
@@ -35,10 +39,12 @@ struct Verdict {
 
 class CheckpointJournal {
  public:
-  // Without `resume` starts an empty journal. With it, loads the finished tasks of the journal at
-  // `path` (none when it does not exist); a journal made by another tune (fingerprint: topology, dtype,
-  // sizes) or damaged before its last line is a DiagError.
-  CheckpointJournal(std::filesystem::path path, std::string fingerprint, bool resume);
+  // Without `resume` starts an empty journal, unless `path` holds an unfinished tune's journal (a
+  // DiagError: it is not overwritten). With it, loads the finished tasks of the journal at `path` (none
+  // when it does not exist); a journal made by another tune (fingerprint: topology, dtype, sizes),
+  // damaged before its last line, or with an entry the tune cannot have written (a key outside `sizes`,
+  // a floors list of another length, a time out of range) is a DiagError at its line.
+  CheckpointJournal(std::filesystem::path path, std::string fingerprint, bool resume, std::vector<ByteCount> sizes);
 
   const std::map<std::string, Sample>& finished() const { return finished_; }
   const std::map<std::string, Verdict>& verdicts() const { return verdicts_; }
@@ -53,14 +59,23 @@ class CheckpointJournal {
   static std::string line(const std::string& key, const std::vector<SimTime>& floors);
   // Records each entry of `lines` (line()'s output, concatenated) whose key this journal lacks.
   void absorb(const std::string& lines);
+  // The line ending a finished tune's journal (write_outputs appends it to the copy it keeps).
+  static std::string finished_line();
+  // A DiagError for a loaded entry found impossible later: at its line, saying it was altered.
+  DiagError forged(const std::string& key, const std::string& problem) const;
 
  private:
   void load();
+  void refuse_unfinished() const;
+  // Why a parsed entry cannot be one this tune wrote, or empty.
+  std::string entry_problem(const nlohmann::json& entry) const;
   // Adds one parsed entry line to the maps; false when its key was known already.
   bool add(const nlohmann::json& entry);
   void append(const std::string& line);
   std::filesystem::path path_;
   std::string fingerprint_;
+  std::vector<ByteCount> sizes_;
+  std::map<std::string, int> lines_;  // line of each loaded entry
   std::map<std::string, Sample> finished_;
   std::map<std::string, Verdict> verdicts_;
   std::map<std::string, std::vector<SimTime>> floors_;

@@ -9,6 +9,7 @@
 
 #include "ccforge/common/atomic_file.hpp"
 #include "ccforge/common/output_path.hpp"
+#include "ccforge/common/quoting.hpp"
 
 namespace ccforge::search {
 
@@ -62,9 +63,42 @@ nlohmann::json read_report(const fs::path& path) {
   }
 }
 
+// The report is read back, so untrusted: what the carry-over writes into DEPLOY.md and copies must be
+// what a tune writes there.
+[[noreturn]] void not_a_report(const fs::path& report, const std::string& problem) {
+  throw DiagError(Diag{{report.string(), 0}, problem, "pass --replace to drop the earlier tune, or use another --out"});
+}
+
+std::string carried_collective(const nlohmann::json& entry, const fs::path& report) {
+  const nlohmann::json collective = entry.value("collective", nlohmann::json());
+  if (!collective.is_string() || !ir::collective_from_string(collective.get<std::string>()))
+    not_a_report(report, fmt::format("a collective entry names no known collective ({})", printable(collective.dump())));
+  return collective.get<std::string>();
+}
+
+// A band's exported file, relative to `dir`: a regular file under algorithms/ or algorithms-rooted/, and
+// not through a link or "..", so that the carry-over copies only the earlier tune's own files.
+std::string carried_file(const nlohmann::json& band, const char* key, const fs::path& dir, const fs::path& report) {
+  const nlohmann::json value = band.is_object() ? band.value(key, nlohmann::json("")) : nlohmann::json();
+  if (!value.is_string()) not_a_report(report, fmt::format("a band's \"{}\" is not a file name", key));
+  const std::string file = value.get<std::string>();
+  if (file.empty()) return file;
+  const fs::path path(file);
+  const std::string top = path.begin()->string();
+  const bool inside = path.is_relative() && (top == "algorithms" || top == "algorithms-rooted") &&
+                      std::none_of(path.begin(), path.end(), [](const fs::path& part) { return part == ".."; });
+  if (!inside || !fs::is_regular_file(fs::symlink_status(dir / path)))
+    not_a_report(report, fmt::format("band file '{}' is not a regular file under algorithms/ of this folder", printable(file)));
+  return file;
+}
+
 }  // namespace
 
 void check_output_dir(const fs::path& dir) {
+  // The swap (replace_directory) would put a directory in the link's place.
+  if (fs::is_symlink(fs::symlink_status(dir)))
+    throw DiagError(Diag{{dir.string(), 0}, "is a symbolic link; a tune replaces its --out directory as a whole, link included",
+                         "give the link's target as --out"});
   if (!fs::exists(dir)) return;
   if (!fs::is_directory(dir)) throw DiagError(Diag{{dir.string(), 0}, "--out is not a directory", "name a directory"});
   std::vector<std::string> foreign;
@@ -98,11 +132,11 @@ CarryOver read_carry_over(const fs::path& dir, const TuneResult& result) {
     return carry;
   }
   for (const nlohmann::json* entry : entries) {
-    carry.collectives.push_back(entry->value("collective", ""));
+    carry.collectives.push_back(carried_collective(*entry, report_path));
     carry.report_entries.push_back(*entry);
     for (const nlohmann::json& band : entry->value("bands", nlohmann::json::array()))
       for (const char* key : {"file", "outofplace_file"})
-        if (const std::string file = band.value(key, ""); !file.empty()) carry.files.push_back(file);
+        if (const std::string file = carried_file(band, key, dir, report_path); !file.empty()) carry.files.push_back(file);
   }
   for (sim::SelectionRow& row : sim::read_selection_csv(read_file(dir / "selection.csv"), (dir / "selection.csv").string()))
     if (std::find(carry.collectives.begin(), carry.collectives.end(), ir::to_string(row.collective)) != carry.collectives.end())

@@ -1,6 +1,7 @@
 #include "tune/outputs.hpp"
 
 #include <algorithm>
+#include <fstream>
 
 #include <fmt/core.h>
 #include <nlohmann/json.hpp>
@@ -9,6 +10,7 @@
 #include "ccforge/common/atomic_dir.hpp"
 #include "ccforge/common/atomic_file.hpp"
 #include "ccforge/common/csv.hpp"
+#include "ccforge/common/quoting.hpp"
 #include "ccforge/plot/selection_chart.hpp"
 #include "tune/checkpoint.hpp"
 #include "tune/deploy_notes.hpp"
@@ -25,7 +27,7 @@ std::string selection_md_title(const TuneResult& result) {
   return fmt::format("# ccforge tune: {}\n\nexpected error %: how far the winner's predicted speedup over NCCL was off "
                      "where measured (search/expected_error.hpp); NCCL is kept unless the speedup beats NCCL by the "
                      "minimum gain once discounted by it.\n",
-                     result.topology);
+                     markdown_text(result.topology));
 }
 
 constexpr const char* kBandsHeader = "collective,min_bytes,max_bytes,algorithm,file,outofplace_file,note";
@@ -245,8 +247,14 @@ void write_outputs(TuneResult& result, const TuneOptions& options) {
     write_file_atomically(staging / "report.json", report_json(result, options, carried));
     write_file_atomically(staging / "DEPLOY.md", deploy_md(result, options, carried.collectives));
     write_file_atomically(staging / "env.sh", env_sh(result));
+    // Kept marked finished: a later tune may then start afresh here, but not over an unfinished one.
     for (int rank = 0; rank < static_cast<int>(std::max<std::size_t>(result.processes.size(), 1)); ++rank)
-      if (const std::string name = checkpoint_file_name(rank); fs::exists(dir / name)) fs::copy_file(dir / name, staging / name);
+      if (const std::string name = checkpoint_file_name(rank); fs::exists(dir / name)) {
+        fs::copy_file(dir / name, staging / name);
+        std::ofstream marked(staging / name, std::ios::app);
+        if (!(marked << CheckpointJournal::finished_line() << std::flush))
+          throw DiagError(Diag{{(dir / name).string(), 0}, "cannot mark the checkpoint finished", "check that the disk is not full"});
+      }
   } catch (...) {
     std::error_code ignored;
     fs::remove_all(staging, ignored);

@@ -30,6 +30,22 @@ std::vector<SimTime> Runner::time_floors(std::size_t coll, std::size_t candidate
   return sim::time_floors(topo_, result_.collectives[coll].candidates.accepted[candidate].algorithm, calls, params_);
 }
 
+void Runner::check_resumed() const {
+  if (journal_.finished().empty()) return;  // a fresh tune
+  for (std::size_t c = 0; c < result_.collectives.size(); ++c) {
+    const CollectiveTune& ct = result_.collectives[c];
+    for (std::size_t s = 0; s < options_.sizes.size(); ++s) {
+      const SimTime bound = lower_bound(topo_, ct.collective, options_.sizes[s], &model_).total();
+      for (int i = -1; i < static_cast<int>(ct.candidates.accepted.size()); ++i) {
+        const Sample* smp = sample({c, i, s});
+        if (smp && smp->time && *smp->time < bound)
+          throw journal_.forged(key({c, i, s}), fmt::format("{:.6f} us is below the simulator's lower bound of {:.6f} us for {} B",
+                                                            smp->time->us(), bound.us(), options_.sizes[s]));
+      }
+    }
+  }
+}
+
 void Runner::run(const std::vector<Job>& jobs) {
   const WorkDivision::Deal deal = division_.deal(jobs.size());
   std::vector<Job> todo;

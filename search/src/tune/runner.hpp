@@ -31,6 +31,10 @@ class Runner {
 
   void begin_simulations() { progress_.start(); }
 
+  // Refuses (journal.forged) a resumed time of this tune's jobs below the simulator's lower bound for
+  // its collective and size (search::lower_bound with the model: nothing the simulator runs is faster).
+  void check_resumed() const;
+
   const sim::Model& model() const { return model_; }
   const sim::SimParams& params() const { return params_; }
 

@@ -86,6 +86,7 @@ TuneResult run_tune(const topo::Topology& topo, const TuneOptions& options, cons
   result.candidates_s = clock.mark("candidates");
 
   Runner runner(topo, options, params, result, journal);
+  runner.check_resumed();
   Floors floors;
   for (const auto& ct : result.collectives) {
     floors.previous.emplace_back(ct.candidates.accepted.size(), SimTime{0});

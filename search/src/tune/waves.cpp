@@ -16,6 +16,18 @@ std::string floor_key(const TuneResult& r, std::size_t c, std::size_t i) {
   return fmt::format("floors/{}/{}", ir::to_string(r.collectives[c].collective), r.collectives[c].candidates.accepted[i].name);
 }
 
+// A resumed floor above a resumed time of the same candidate and size is no floor: using it would prune
+// the candidate wrongly where it might win.
+void check_resumed_floors(const Runner& runner, const CheckpointJournal& journal, const std::string& key,
+                          const std::vector<SimTime>& floors, std::size_t c, std::size_t i) {
+  for (std::size_t s = 0; s < floors.size(); ++s) {
+    const Sample* smp = runner.sample({c, static_cast<int>(i), s});
+    if (smp && smp->time && floors[s] > *smp->time)
+      throw journal.forged(key, fmt::format("floor {:.6f} us is above the journaled time {:.6f} us at size {}", floors[s].us(),
+                                            smp->time->us(), s + 1));
+  }
+}
+
 }  // namespace
 
 void compute_model_floors(Floors& floors, const Runner& runner, const TuneOptions& options, TuneResult& result,
@@ -32,6 +44,7 @@ void compute_model_floors(Floors& floors, const Runner& runner, const TuneOption
     if (known == journal.floors().end()) {
       todo.push_back(k);
     } else {
+      check_resumed_floors(runner, journal, known->first, known->second, c, i);
       floors.model[c][i] = known->second;
       ++result.floors_resumed;
     }
@@ -60,6 +73,16 @@ void compute_model_floors(Floors& floors, const Runner& runner, const TuneOption
     const auto [c, i] = items[k];
     floors.model[c][i] = journal.floors().at(floor_key(result, c, i));
   }
+  // A resumed time below its candidate's floor (sim::time_floors bounds every simulation of it) was not
+  // simulated: refused before it can win.
+  for (const auto& [c, i] : items)
+    for (std::size_t s = 0; s < floors.model[c][i].size(); ++s) {
+      const Job job{c, static_cast<int>(i), s};
+      const Sample* smp = runner.sample(job);
+      if (smp && smp->time && *smp->time < floors.model[c][i][s])
+        throw journal.forged(runner.key(job), fmt::format("{:.6f} us is below the candidate's time floor of {:.6f} us",
+                                                          smp->time->us(), floors.model[c][i][s].us()));
+    }
 }
 
 }  // namespace ccforge::search

@@ -1,6 +1,9 @@
 // Inputs are read only from regular files of bounded size; outputs are written atomically: to a
 // temporary file beside the target, then renamed over it, so a killed run never leaves a half-written
-// file behind. Every failure is a DiagError that keeps the system's reason (errno's text).
+// file behind. The rename would turn whatever the target was into a regular file, so an output replaces
+// only a regular file: a device, a FIFO, a socket or a symbolic link there is refused (a link is not
+// written through: its target may be anywhere, and the rename would replace the link itself). Every
+// failure is a DiagError that keeps the system's reason (errno's text).
 #pragma once
 
 #include <cerrno>
@@ -60,6 +63,19 @@ inline void check_input_stat(const std::string& file, const struct stat& st, std
 
 }  // namespace detail
 
+// Refuses `path` as an output unless it is new or a regular file (lstat: a link itself, not its target).
+// A directory passes: renaming a file over it fails by itself (EISDIR), replacing nothing.
+inline void check_replaceable(const std::filesystem::path& path) {
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) != 0 || S_ISREG(st.st_mode) || S_ISDIR(st.st_mode)) return;  // new, or the write says why
+  if (S_ISLNK(st.st_mode)) {
+    detail::fail_input(path.string(), "is a symbolic link; outputs are not written through links",
+                       "give the link's target or a new path");
+  }
+  detail::fail_input(path.string(), std::string("is ") + detail::file_kind(st.st_mode) + "; outputs replace only regular files",
+                     "give a new path or a regular file");
+}
+
 // Reads a whole regular file of at most `max_bytes`. Checks the kind before opening (a FIFO would
 // block in open(), a device read forever) and again on the open descriptor.
 inline std::string read_file(const std::filesystem::path& path, std::uint64_t max_bytes = kMaxInputBytes) {
@@ -92,6 +108,7 @@ inline void write_file_atomically(const std::filesystem::path& path, std::string
   auto fail = [&](const std::string& problem, int error) {
     throw DiagError(Diag{{file, 0}, problem + ": " + errno_text(error), "check that the directory is writable and the disk not full"});
   };
+  check_replaceable(path);
   if (path.has_parent_path()) {
     std::error_code ec;
     fs::create_directories(path.parent_path(), ec);

@@ -1,14 +1,18 @@
-// RFC 4180 fields, as ccforge's CSV outputs write and read them: quoted only when they hold a comma, a
-// quote or a newline.
+// RFC 4180 fields, as ccforge's CSV outputs write and read them: quoted only when they hold a comma or a
+// quote. Control characters (a newline, a carriage return, ESC) are written as \xNN (quoting.hpp), so
+// that every row stays one line for line-by-line readers and a terminal that shows it.
 #pragma once
 
 #include <string>
 #include <vector>
 
+#include "ccforge/common/quoting.hpp"
+
 namespace ccforge {
 
-inline std::string csv_field(const std::string& text) {
-  if (text.find_first_of(",\"\n") == std::string::npos) return text;
+inline std::string csv_field(const std::string& field) {
+  const std::string text = printable(field);
+  if (text.find_first_of(",\"") == std::string::npos) return text;
   std::string quoted = "\"";
   for (char c : text) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
   return quoted + "\"";

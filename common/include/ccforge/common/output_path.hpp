@@ -53,6 +53,7 @@ inline void check_output_path(const std::filesystem::path& path, OutputKind kind
   if (kind == OutputKind::File && (target.back() == '/' || (exists && S_ISDIR(st.st_mode)))) {
     fail_at(target, 0, "is a directory, not a file name", "give " + flag + " a file name");
   }
+  if (kind == OutputKind::File) check_replaceable(path);
   if (kind == OutputKind::Directory && exists && !S_ISDIR(st.st_mode)) {
     fail_at(target, 0, "exists and is not a directory", "give " + flag + " a directory");
   }
