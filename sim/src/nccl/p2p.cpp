@@ -15,7 +15,7 @@ int next_pow2(int v) {
 }  // namespace
 
 void lower_p2p(Lowering& low, const NcclCall& call) {
-  const ProtocolCosts costs = protocol_costs(low.params(), ir::Protocol::Simple, low.arch());
+  const ProtocolCosts costs = protocol_costs(low.params(), ir::Protocol::Simple, low.topo());
   const int p = low.topo().num_gpus();
   // Channels per peer: NCCL spreads its p2p channels over the peers (src/graph/paths.cc
   // ncclTopoComputeP2pChannels rounds to a power of two); each channel is one threadblock.
