@@ -28,7 +28,7 @@ ProtocolCosts protocol_costs(const ParamTable& params, ir::Protocol proto, topo:
 
 ProtocolCosts protocol_costs(const ParamTable& params, ir::Protocol proto, const topo::Topology& topo) {
   ProtocolCosts c = protocol_costs(params, proto, topo.gpu(0).arch);
-  c.net_message = net::message_cost(topo);
+  c.net_message = net::message_cost(topo, params);
   return c;
 }
 

@@ -2,6 +2,10 @@
 
 #include "ccforge/sim/transports.hpp"
 
+#include <fmt/core.h>
+
+#include "ccforge/common/diag.hpp"
+
 namespace ccforge::sim::net {
 namespace {
 
@@ -14,8 +18,19 @@ void fill(std::optional<T>& run, const std::optional<T>& plugin) {
 
 }  // namespace
 
-SimTime message_cost(const topo::Topology& topo) {
-  return topo.num_nodes() > 1 ? SimTime::from_us(constants(topo).message_us.value) : SimTime{};
+SimTime message_cost(const topo::Topology& topo, const ParamTable& params) {
+  if (topo.num_nodes() < 2) return SimTime{};
+  const topo::TransportKind kind = topo.transport().kind;
+  const double recorded = params.get("sim.net.transport");
+  if (recorded >= 0 && recorded != transport_profile_value(kind)) {
+    const Param* p = params.find("sim.net.transport");
+    fail_at(p ? p->source : "sim.net.transport", 0,
+            fmt::format("the profile was calibrated on another transport (sim.net.transport {:g}) than {}'s {}", recorded,
+                        topo.name(), topo::to_string(kind)),
+            "calibrate a profile on a log of this cluster, or simulate without --profile");
+  }
+  const double given = params.get("sim.net.message_us");
+  return SimTime::from_us(given >= 0 ? given : constants(topo).message_us.value);
 }
 
 double framing_share(const topo::Topology& topo) { return constants(topo).framing.value; }

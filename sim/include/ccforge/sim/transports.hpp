@@ -43,4 +43,8 @@ struct TransportConstants {
 
 const TransportConstants& transport_constants(topo::TransportKind kind);
 
+// The profile value that records `kind` (sim.net.transport: a profile calibrated on one transport is
+// refused on a cluster of another).
+inline double transport_profile_value(topo::TransportKind kind) { return static_cast<double>(static_cast<int>(kind)); }
+
 }  // namespace ccforge::sim::net
