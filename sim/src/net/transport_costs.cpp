@@ -25,8 +25,9 @@ SimTime message_cost(const topo::Topology& topo, const ParamTable& params) {
   if (recorded >= 0 && recorded != transport_profile_value(kind)) {
     const Param* p = params.find("sim.net.transport");
     fail_at(p ? p->source : "sim.net.transport", 0,
-            fmt::format("the profile was calibrated on another transport (sim.net.transport {:g}) than {}'s {}", recorded,
-                        topo.name(), topo::to_string(kind)),
+            fmt::format("the profile was calibrated on transport {} (sim.net.transport {:g}), {} runs {}",
+                        recorded <= 5 ? topo::to_string(static_cast<topo::TransportKind>(static_cast<int>(recorded))) : "?",
+                        recorded, topo.name(), topo::to_string(kind)),
             "calibrate a profile on a log of this cluster, or simulate without --profile");
   }
   const double given = params.get("sim.net.message_us");
