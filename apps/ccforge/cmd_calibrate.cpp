@@ -9,6 +9,7 @@
 #include <fmt/ranges.h>
 
 #include "ccforge/common/output_path.hpp"
+#include "ccforge/sim/transports.hpp"
 #include "ccforge/validate/charts.hpp"
 #include "ccforge/validate/validate.hpp"
 #include "commands.hpp"
@@ -106,11 +107,17 @@ void run(const CalibrateFlags& f, bool launch_given) {
   apply_run_conditions(conditions, options.base);
   fmt::print("# run conditions: -t {} -g {}, NCCL {}{}\n", conditions.threads, conditions.gpus_per_thread,
              conditions.nccl_version.empty() ? "2.18 (default)" : conditions.nccl_version, conditions.env.empty() ? "" : ", --env given");
+  if (topology.num_nodes() > 1) {
+    // The fit starts from the cluster transport's own message cost, and the profile records the transport.
+    const topo::TransportKind kind = topology.transport().kind;
+    options.base.table.set("sim.net.message_us", sim::net::transport_constants(kind).message_us.value, "transport");
+    options.base.table.set("sim.net.transport", sim::net::transport_profile_value(kind), "transport");
+  }
   options.params = validate::default_fit_params(topology, options.base);
   options.holdout = f.holdout == "none" ? validate::Holdout::None : validate::Holdout::Alternate;
   options.max_iterations = f.max_iterations;
   options.source = "calibrate: fitted to " + joined(f.measured);
-  const auto result = validate::calibrate(topo_file, load, measured, algorithms, options);
+  auto result = validate::calibrate(topo_file, load, measured, algorithms, options);
   fmt::print("# ccforge calibrate: {} measured runs, {} parameters, {} iterations\n", measured.size(), result.fitted.size(), result.iterations);
   if (f.holdout != "none") print_table(result, true);
   print_table(result, false);
@@ -118,6 +125,13 @@ void run(const CalibrateFlags& f, bool launch_given) {
   if (!result.not_identified.empty())
     fmt::print("# not fitted (no measured point depends on them): {}\n", fmt::join(result.not_identified, ", "));
   for (const auto& held : result.held) fmt::print("# held at its default: {}: {}\n", held.name, held.reason);
+  if (topology.num_nodes() > 1) {
+    fmt::print("# transport {}: the profile holds only for clusters on it; held at the transport's cited values: the latency "
+               "its plugin reports to NCCL, its framing share and the variables its plugin sets\n",
+               topo::to_string(topology.transport().kind));
+    result.fitted.push_back({"sim.net.transport", options.base.table.get("sim.net.transport"), "kind",
+                             fmt::format("calibrate: the transport of {}", topo_file)});
+  }
   validate::write_calibrated_profile(result, f.out);
   fmt::print("# wrote {}\n", f.out);
   if (!f.plot.empty()) {

@@ -22,6 +22,7 @@
 #include "ccforge/ir/ir.hpp"
 #include "ccforge/plot/selection_chart.hpp"
 #include "ccforge/sim/sim.hpp"
+#include "ccforge/sim/transports.hpp"
 #include "ccforge/topology/topology.hpp"
 #include "check_issues.hpp"
 #include "commands.hpp"
@@ -35,6 +36,17 @@
 
 namespace ccforge::cli {
 namespace {
+
+// What NCCL's choice across nodes sees of the transport: its plugin, the latency it reports to the tuner,
+// the variables it sets (explain's header; empty on one node).
+std::string transport_title(const topo::Topology& topo) {
+  if (topo.num_nodes() < 2) return "";
+  const sim::net::TransportConstants& c = sim::net::transport_constants(topo.transport().kind);
+  std::string text = fmt::format("\n# across nodes: {} ({}); reports {:g} us to NCCL's tuner", topo::to_string(c.kind), c.plugin,
+                                 c.reported_latency_us.value);
+  for (const sim::net::PluginEnv& e : c.env) text += fmt::format("; sets {} unless the run does", e.assignment);
+  return text;
+}
 
 struct SimFlags {
   TopoInput topo;
@@ -248,7 +260,7 @@ void run(const SimFlags& f) {
         explanations.push_back(sim::explain_nccl(topo, coll, {bytes, dtype, f.reduction.root}, params));
     const RunMetadata metadata =
         f.format == "json" ? run_metadata(kSimExplainJsonSchema, input_files(topo_file, f.profile)) : RunMetadata{};
-    print_explanations(explanations, f.format, run_title(f, coll, topo, topo_file), f.min_gain, metadata);
+    print_explanations(explanations, f.format, run_title(f, coll, topo, topo_file) + transport_title(topo), f.min_gain, metadata);
     return;
   }
   std::vector<CollectiveRows> runs;

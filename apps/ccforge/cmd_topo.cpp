@@ -1,6 +1,7 @@
 // `ccforge topo show|check FILE`: flags and printing only; the topology library computes everything.
 #include "ccforge/topology/topology.hpp"
 #include "ccforge/common/output_path.hpp"
+#include "ccforge/sim/transports.hpp"
 #include "commands.hpp"
 #include "shared_flags.hpp"
 #include "topo_input.hpp"
@@ -62,6 +63,33 @@ void print_counts(const char* title, const std::vector<topo::CountByName>& count
     if (c.count > 0) fmt::print(" {} x {}", c.count, c.name);
   }
   fmt::print("{}\n", counts.empty() ? " none" : "");
+}
+
+// The network between nodes: the cluster file's transport and the constants the simulator charges for it.
+void print_transport(const topo::Topology& t) {
+  const topo::NetTransport& n = t.transport();
+  const sim::net::TransportConstants& c = sim::net::transport_constants(n.kind);
+  fmt::print("transport: {} ({}), GPUDirect RDMA {}", topo::to_string(n.kind), c.plugin, n.gpudirect_rdma ? "on" : "off");
+  if (n.nics_per_node > 0) fmt::print(", {} NICs per node ({} per NCCL device)", n.nics_per_node, n.nics_per_device());
+  fmt::print("\n");
+  const std::pair<const char*, const sim::net::Cited*> rows[] = {{"message cost beyond IB", &c.message_us},
+                                                                 {"latency reported to NCCL", &c.reported_latency_us},
+                                                                 {"framing share", &c.framing},
+                                                                 {"streams per connection", &c.streams}};
+  for (const auto& [what, v] : rows) fmt::print("  {:<26} {:>8g} {:<7} {}\n", what, v->value, v->unit, v->source);
+  for (const sim::net::PluginEnv& e : c.env) fmt::print("  plugin sets {:<24} {}\n", e.assignment, e.source);
+}
+
+nlohmann::json transport_json(const topo::Topology& t) {
+  const topo::NetTransport& n = t.transport();
+  const sim::net::TransportConstants& c = sim::net::transport_constants(n.kind);
+  const auto cited = [](const sim::net::Cited& v) { return nlohmann::json{{"value", v.value}, {"unit", v.unit}, {"source", v.source}}; };
+  nlohmann::json j{{"kind", topo::to_string(n.kind)}, {"plugin", c.plugin}, {"gpudirect_rdma", n.gpudirect_rdma},
+                   {"message_us", cited(c.message_us)}, {"reported_latency_us", cited(c.reported_latency_us)},
+                   {"framing", cited(c.framing)}, {"streams", cited(c.streams)}};
+  if (n.nics_per_node > 0) j["nics_per_node"] = n.nics_per_node;
+  for (const sim::net::PluginEnv& e : c.env) j["plugin_env"].push_back({{"set", e.assignment}, {"source", e.source}});
+  return j;
 }
 
 void print_text(const topo::TopologySummary& s) {
@@ -157,12 +185,16 @@ void add_topo_command(CLI::App& app) {
     if (!flags->write.empty()) check_output_path(flags->write, OutputKind::File, "--write");
     if (!flags->write.empty() && (!flags->input.fail.empty() || !flags->input.degrade.empty()))
       fail_at("--write", 0, "saves the file's topology, not what-if changes", "drop --fail/--degrade, or --write");
-    const topo::TopologySummary s = topo::summarize(load_topology(flags->input, file, load_options(*flags)));
+    const topo::Topology t = load_topology(flags->input, file, load_options(*flags));
+    const topo::TopologySummary s = topo::summarize(t);
     if (!flags->write.empty()) topo::write_completed_topology(file, machine_description(flags->input), flags->write);
     if (flags->format == "json") {
-      fmt::print("{}\n", to_json(s).dump(2));
+      nlohmann::json j = to_json(s);
+      if (t.num_nodes() > 1) j["transport"] = transport_json(t);
+      fmt::print("{}\n", j.dump(2));
     } else {
       print_text(s);
+      if (t.num_nodes() > 1) print_transport(t);
     }
   });
 

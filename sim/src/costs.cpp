@@ -1,6 +1,7 @@
 #include "costs.hpp"
 
 #include "ccforge/sim/sim.hpp"
+#include "net/transport_costs.hpp"
 
 #include <algorithm>
 #include <optional>
@@ -25,6 +26,12 @@ ProtocolCosts protocol_costs(const ParamTable& params, ir::Protocol proto, topo:
   return c;
 }
 
+ProtocolCosts protocol_costs(const ParamTable& params, ir::Protocol proto, const topo::Topology& topo) {
+  ProtocolCosts c = protocol_costs(params, proto, topo.gpu(0).arch);
+  c.net_message = net::message_cost(topo, params);
+  return c;
+}
+
 ir::Runtime msccl_runtime(const topo::Topology& topo) {
   const std::optional<topo::GpuSpec> spec = topo::gpu_spec(topo.gpu(0).model);
   return ir::runtime_for_vendor(spec ? spec->amd : topo.gpu(0).arch == topo::GpuArch::Cdna3);
@@ -36,8 +43,9 @@ MscclRuntimeCosts msccl_runtime_costs(const ParamTable& params, ir::Runtime runt
           SimTime::from_us(params.get("sim.msccl.line_forward_us"))};
 }
 
-ProtocolCosts msccl_protocol_costs(const ParamTable& params, ir::Protocol proto, topo::GpuArch arch, ir::Runtime runtime) {
-  ProtocolCosts c = protocol_costs(params, proto, arch);
+ProtocolCosts msccl_protocol_costs(const ParamTable& params, ir::Protocol proto, const topo::Topology& topo, ir::Runtime runtime) {
+  const topo::GpuArch arch = topo.gpu(0).arch;
+  ProtocolCosts c = protocol_costs(params, proto, topo);
   const std::string p = ir::to_string(proto);
   const std::string a = topo::param_key(arch);
   if (runtime == ir::Runtime::Rccl) {
@@ -73,7 +81,7 @@ SimTime sync_cost(const ProtocolCosts& costs, topo::PathClass cls) {
 SimTime transfer_alpha(const ProtocolCosts& costs, const topo::Route& route, bool with_sync) {
   SimTime delay = route.latency;
   if (with_sync) delay += sync_cost(costs, route.path_class);
-  if (route.path_class == topo::PathClass::Net) delay += costs.net_proxy;
+  if (route.path_class == topo::PathClass::Net) delay += costs.net_proxy + costs.net_message;
   return delay;
 }
 
@@ -92,8 +100,11 @@ SimTime local_copy_time(const ParamTable& params, topo::GpuArch arch, double byt
 std::vector<double> link_capacities(const topo::Topology& topo, const ParamTable& params) {
   std::vector<double> capacity;
   capacity.reserve(topo.links().size());
-  for (const topo::Link& l : topo.links())
-    capacity.push_back(l.bandwidth.bytes_per_s * link_efficiency(params, l.kind, topo.gpu(0).arch));
+  const double framing = net::framing_share(topo);
+  for (const topo::Link& l : topo.links()) {
+    const bool network = l.kind == topo::LinkKind::Nic || l.kind == topo::LinkKind::Network;
+    capacity.push_back(l.bandwidth.bytes_per_s * link_efficiency(params, l.kind, topo.gpu(0).arch) * (network ? framing : 1.0));
+  }
   return capacity;
 }
 

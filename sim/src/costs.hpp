@@ -19,9 +19,12 @@ struct ProtocolCosts {
   SimTime sync_nvlink, sync_pcie, sync_net;  // per-step protocol cost beyond the route latency
   SimTime base;                  // per-collective launch and teardown
   SimTime net_proxy;             // host proxy's cost per network transfer (sim.net.proxy_us)
+  SimTime net_message;           // the transport's own cost per network message (net/transports.cpp)
 };
 
 ProtocolCosts protocol_costs(const ParamTable& params, ir::Protocol proto, topo::GpuArch arch);
+// The same on `topo`'s GPUs and inter-node transport.
+ProtocolCosts protocol_costs(const ParamTable& params, ir::Protocol proto, const topo::Topology& topo);
 
 // The MSCCL kernel that runs a file on this topology's GPUs: RCCL's on AMD, msccl-executor-nccl's on
 // NVIDIA (ir::runtime_for_vendor). The two kernels have their own measured costs.
@@ -42,7 +45,7 @@ MscclRuntimeCosts msccl_runtime_costs(const ParamTable& params, ir::Runtime runt
 // LL128 (sm90); RCCL's moves sim.rccl.msccl.tb_bw.<proto>.<arch> payload bytes/s where fitted (Simple on
 // cdna3) and its LL128 line carries sim.rccl.proto.LL128.wire_efficiency. One description for both the
 // MSCCL lowering and the RCCL baseline's bundled all-pairs lowering.
-ProtocolCosts msccl_protocol_costs(const ParamTable& params, ir::Protocol proto, topo::GpuArch arch, ir::Runtime runtime);
+ProtocolCosts msccl_protocol_costs(const ParamTable& params, ir::Protocol proto, const topo::Topology& topo, ir::Runtime runtime);
 
 // LL and LL128 receivers poll a flag per line and pass each line on as it lands; Simple hands over
 // whole buffer slots.
@@ -53,7 +56,7 @@ SimTime sync_cost(const ProtocolCosts& costs, topo::PathClass cls);
 
 // A point-to-point transfer's alpha on `route`: its latency, the protocol's per-step sync (`with_sync`
 // false: a later slice of a pipelined step, whose handshake the first slice paid) and, across the
-// network, the host proxy.
+// network, the host proxy and the transport's per-message cost.
 SimTime transfer_alpha(const ProtocolCosts& costs, const topo::Route& route, bool with_sync = true);
 
 // Per topology link, the bytes/s its flows share: its rate times link_efficiency for the GPUs' arch.

@@ -73,7 +73,7 @@ class MscclLowering {
   MscclLowering(Lowering& low, const ir::Algorithm& algo, const ir::StepGraph& steps)
       : low_(low), algo_(algo), steps_(steps), in_use_(steps.connections().size()) {
     const ir::Runtime kernel = msccl_runtime(low.topo());
-    costs_ = msccl_protocol_costs(low.params(), algo.protocol, low.arch(), kernel);
+    costs_ = msccl_protocol_costs(low.params(), algo.protocol, low.topo(), kernel);
     runtime_ = msccl_runtime_costs(low.params(), kernel);
     for (int t = 0; t <= static_cast<int>(ir::OpType::Nop); ++t) {
       labels_[t] = low.graph().add_label(ir::to_string(static_cast<ir::OpType>(t)));

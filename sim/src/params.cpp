@@ -113,6 +113,9 @@ std::vector<Param> hardware_params() {
        "fitted: median 36.44 us / 8 GPUs of the 15 rows 8 B-128 KB of an nccl-tests -g 8 log (H100, NCCL 2.26.2, "
        "tests/data/nccl-tests/h100_8gpu_1node_allreduce_ring.log), sizes where the GPUs finish sooner"},
       {"sim.net.proxy_us", 1.0, "us", "NCCL v2.28.9 src/graph/tuning.cc getNetOverhead (Intel CPU: 1 us)"},
+      // The profile boundary of the cluster's transport (sim/src/net/transports.cpp holds its constants).
+      {"sim.net.message_us", -1.0, "us", "-1: the cluster transport's own per-message cost; calibrate fits it on one log of that cluster"},
+      {"sim.net.transport", -1.0, "kind", "-1: any; calibrate records its cluster's transport (ib 0, roce 1, efa 2, tcpxo 3, tcpx 4, socket 5)"},
   };
 }
 

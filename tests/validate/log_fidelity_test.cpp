@@ -35,6 +35,8 @@ struct LogCase {
   // out and must meet the same bar on their own.
   std::vector<std::pair<double, double>> fitted = {};
   ir::Collective collective = ir::Collective::AllReduce;
+  // The NCCL version where the log prints none but its source names it (--nccl-version).
+  const char* nccl_version = nullptr;
 };
 
 struct Errors {
@@ -66,6 +68,7 @@ Prediction predict(const LogCase& c) {
   params.launch.threads = conditions.threads;
   params.launch.gpus_per_thread = conditions.gpus_per_thread;
   if (conditions.nccl_version) sim::set_nccl_version(params, sim::parse_nccl_version(*conditions.nccl_version, log));
+  if (c.nccl_version) sim::set_nccl_version(params, sim::parse_nccl_version(c.nccl_version, log));
   for (const char* env : c.env) sim::apply_nccl_env(env, params.nccl, log);
   std::vector<double> all, held_out;
   for (const Measurement& m : read_nccl_tests_log(log, c.collective)) {
@@ -133,6 +136,44 @@ TEST(LogFidelity, H100DefaultChoiceFromTheSameRun) {
 // tree LL128 +24 %; 16-256 MB NVLSTree still 13-21 % fast).
 TEST(LogFidelity, TwoH100NodesOverNdrAtDefaults) {
   expect_within({"h100_hgx_16gpu_2node_ib400_allreduce_default.log", "ndv5-x2.xml", {}, 25, 10.0, 30.0});
+}
+
+// Across nodes, one log per transport, each with its bundled cluster file (the transport= it names) and
+// nothing but the log's own conditions: `ccforge sim --topo data/topologies/CLUSTER.xml --coll C -d float
+// [--nccl-version V]`. The bar there is median <= 12 %, worst <= 35 %; a log not yet at it is held
+// at what the model achieves and says so. Each transport's fitted constant (sim/src/net/transports.cpp) was
+// fitted on its own log's 1-8 KB rows only, which are reported apart from the held-out rows.
+
+// 4 HGX H100 nodes on NDR IB (VMs), NCCL 2.26.2 defaults. Nothing fitted. Achieved 7.8 % / 48.7 % (2 MB tree
+// LL128 -49 %: the log's own 2 MB row is slower than its 4 MB row, 191 vs 151 us); not yet at the worst bar.
+TEST(LogFidelity, FourH100NodesOverNdrIb) {
+  expect_within({"h100_32gpu_4node_ib400_allreduce_vm.log", "ndv5-x4.xml", {}, 25, 8.5, 49.0});
+}
+
+// 2 AWS p5.48xlarge over EFA (aws-ofi-nccl: plugin latency 75 us in NCCL's tuner), NCCL version not printed
+// (2.18 tables). sim/src/net/transports.cpp's EFA message cost was fitted on the 1-8 KB rows. Achieved 17.0 % /
+// 42.9 % (16-64 KB tree LL flat in the sim, the log rises with size; 16-256 MB 21-30 % fast); held out (21
+// rows) 18.2 % / 42.9 %. Not yet at the bar.
+TEST(LogFidelity, TwoP5NodesOverEfa) {
+  expect_within({"h100_p5_16gpu_2node_efa_allreduce.log", "p5-x2.xml", {}, 25, 20.0, 43.5, {{1024, 8192}}});
+}
+
+// 2 GCP a3-megagpu-8g over GPUDirect-TCPXO, NCCL 2.21.5 (the plugin image's; not printed). The TCPXO profile's
+// variables (NCCL_PROTO=Simple, MIN_NCHANNELS=4, NVLS off) and its tuner's tree for allreduce apply through the
+// transport; its message cost was fitted on the 1-8 KB rows. Achieved 15.9 % / 66.8 %, held out (20 rows)
+// 20.7 % / 66.8 % (1-128 MB 25-67 % fast: the log's 16 MB knee is unexplained); not yet at the bar.
+TEST(LogFidelity, TwoA3MegaNodesOverTcpxo) {
+  LogCase c{"h100_16gpu_2node_tcpxo_allreduce.log", "a3mega-x2.xml", {}, 24, 21.0, 67.5, {{1024, 8192}}};
+  c.nccl_version = "2.21.5";
+  expect_within(c);
+}
+
+// 2 GCP a3-ultragpu-8g (H200) over RoCE, NCCL 2.26.6 defaults, allgather. Nothing fitted. Achieved 12.2 % /
+// 27.0 % (ring LL/LL128 8-64 MB 20-27 % fast); not yet at the median bar.
+TEST(LogFidelity, TwoA3UltraNodesOverRoce) {
+  LogCase c{"h200_16gpu_2node_roce_allgather.log", "a3ultra-x2.xml", {}, 24, 12.5, 27.5};
+  c.collective = ir::Collective::AllGather;
+  expect_within(c);
 }
 
 // -g 8 (header nGpus 8), NCCL version not printed (2.18 tables). Not yet at the bar: achieved 13.3 % /

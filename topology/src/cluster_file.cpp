@@ -29,7 +29,7 @@ Fabric parse_fabric(const XmlSource& src, pugi::xml_node node) {
 
 ClusterSpec read_cluster(const XmlSource& src, pugi::xml_node node) {
   src.check_attributes(node, {"name", "nodes", "node", "fabric", "nic_speed_gbps", "switch_latency_us", "switch_ports",
-                              "oversubscription", "transport"});  // transport: written by topo import (ib, roce, efa, ...)
+                              "oversubscription", "transport", "nics_per_node", "gpus_per_nic", "gpudirect_rdma"});
   ClusterSpec spec;
   spec.loc = src.loc(node);
   spec.name = node.attribute("name") ? node.attribute("name").value()
@@ -52,6 +52,7 @@ ClusterSpec read_cluster(const XmlSource& src, pugi::xml_node node) {
     src.fail(node, fmt::format("switch_ports={} cannot give oversubscription={}", spec.switch_ports, spec.oversubscription),
              "a leaf needs at least one uplink: switch_ports > oversubscription >= 1");
   }
+  read_cluster_transport(src, node, spec);
   return spec;
 }
 
@@ -87,9 +88,12 @@ class FabricBuilder {
  private:
   VertexId add_switch(const std::string& name) { return g_.add_vertex(Vertex{VertexKind::NetSwitch, name, -1, -1}); }
 
-  // The NIC-leaf cable runs at the slower of the NIC and the switch port.
+  // The NIC-leaf cable runs at the slower of the NIC and the switch port. Where the cluster names its
+  // physical NICs (nics_per_node), a node NIC stands for nics_per_device() of them at nic_speed_gbps each.
   void attach_nic(VertexId nic, Bandwidth nic_speed, VertexId leaf) {
-    const Bandwidth bw = spec_.nic_speed_gbps ? std::min(nic_speed, Bandwidth::Gbps(*spec_.nic_speed_gbps)) : nic_speed;
+    const NetTransport& t = spec_.transport;
+    Bandwidth bw = spec_.nic_speed_gbps ? std::min(nic_speed, Bandwidth::Gbps(*spec_.nic_speed_gbps)) : nic_speed;
+    if (t.nics_per_node > 0 && spec_.nic_speed_gbps) bw = Bandwidth::Gbps(*spec_.nic_speed_gbps * t.nics_per_device());
     g_.add_cable(nic, leaf, LinkKind::Nic, bw, SimTime::from_us(params_.get("link.ib.latency")), fmt::format("{:g}G", bw.bytes_per_s * 8e-9));
     widest_port_ = std::max(widest_port_, bw);
   }
@@ -115,11 +119,15 @@ class FabricBuilder {
 
 }  // namespace
 
-void expand_cluster(const ClusterSpec& spec, const RawTopology& node, const ParamTable& params, GraphData& graph) {
+NetTransport expand_cluster(const ClusterSpec& spec, const RawTopology& node, const ParamTable& params, GraphData& graph) {
   std::vector<NodeLayout> layouts;
   layouts.reserve(static_cast<std::size_t>(spec.nodes));
   for (int n = 0; n < spec.nodes; ++n) layouts.push_back(build_node(node, params, n, fmt::format("n{}/", n), graph));
-  FabricBuilder(spec, params, graph).connect(layouts);
+  ClusterSpec built = spec;
+  built.transport = fit_transport_to_node(spec, static_cast<int>(layouts.front().nics.size()),
+                                          static_cast<int>(graph.gpus.size()) / spec.nodes);
+  FabricBuilder(built, params, graph).connect(layouts);
+  return built.transport;
 }
 
 }  // namespace ccforge::topo

@@ -1,6 +1,9 @@
 // ccforge cluster files: N copies of one node topology joined by a rail-optimized or fat-tree fabric.
 //   <cluster name="ndv5-x16" nodes="16" node="ndv5.xml" fabric="rail-optimized" nic_speed_gbps="400"
-//            switch_latency_us="0.13" switch_ports="64" oversubscription="1"/>
+//            switch_latency_us="0.13" switch_ports="64" oversubscription="1"
+//            transport="ib" nics_per_node="8" gpus_per_nic="1" gpudirect_rdma="on"/>
+// transport, nics_per_node, gpus_per_nic and gpudirect_rdma describe the network NCCL drives
+// (cluster_transport.cpp); nic_speed_gbps is then each physical NIC's speed.
 #pragma once
 
 #include "graph_data.hpp"
@@ -26,12 +29,21 @@ struct ClusterSpec {
   std::optional<double> switch_latency_us;  // default: link.netswitch.latency
   int switch_ports = 64;
   int oversubscription = 1;  // leaf downlinks per uplink
+  NetTransport transport;
+  std::optional<double> gpus_per_nic;  // checked against the node once it is read
   SourceLoc loc;
 };
 
 ClusterSpec read_cluster(const XmlSource& src, pugi::xml_node cluster);
 
-// Appends spec.nodes copies of `node` and the fabric between their NICs.
-void expand_cluster(const ClusterSpec& spec, const RawTopology& node, const ParamTable& params, GraphData& graph);
+// transport=, nics_per_node=, gpus_per_nic=, gpudirect_rdma= of <cluster> (cluster_transport.cpp).
+void read_cluster_transport(const XmlSource& src, pugi::xml_node cluster, ClusterSpec& spec);
+// The transport joined to a built node: its NICs fill the node file's evenly and GPUs per NIC agree
+// (a DiagError at the cluster's line otherwise); node_nics filled in.
+NetTransport fit_transport_to_node(const ClusterSpec& spec, int node_nics, int gpus_per_node);
+
+// Appends spec.nodes copies of `node` and the fabric between their NICs; returns the transport with
+// the node's NIC count filled in.
+NetTransport expand_cluster(const ClusterSpec& spec, const RawTopology& node, const ParamTable& params, GraphData& graph);
 
 }  // namespace ccforge::topo

@@ -8,7 +8,7 @@ namespace {
 // Link counts, multiprocessors and memory are per GPU, from the vendors' datasheets and architecture
 // whitepapers; memory is the largest variant's, so that a warning about sizes that cannot fit holds for
 // every variant.
-constexpr std::array<GpuModel, 7> kGpuModels{{
+constexpr std::array<GpuModel, 8> kGpuModels{{
     {"V100 SXM2", 70, GpuArch::Volta, 6, 6, 80, 32,
      "NVIDIA Tesla V100 datasheet: 6 NVLink2 links, 300 GB/s; 16 or 32 GB HBM2; V100 whitepaper: 80 SMs"},
     {"A100 SXM", 80, GpuArch::Ampere, 12, 12, 108, 80,
@@ -19,6 +19,8 @@ constexpr std::array<GpuModel, 7> kGpuModels{{
      "NVIDIA H100 datasheet: 18 NVLink4 links, 900 GB/s; 80 GB HBM3; H100 whitepaper: 132 SMs (SXM5)"},
     {"H100 PCIe", 90, GpuArch::Hopper, 12, 0, 114, 80,
      "NVIDIA H100 datasheet: NVLink bridge 600 GB/s, optional; 80 GB HBM2e; H100 whitepaper: 114 SMs (PCIe)"},
+    {"H200 SXM", 90, GpuArch::Hopper, 18, 18, 132, 141,
+     "NVIDIA H200 datasheet: 18 NVLink4 links, 900 GB/s; 141 GB HBM3e; the H100 SXM5's 132 SMs (same GH100 die)"},
     {"B200", 100, GpuArch::Blackwell, 18, 18, 148, 192,
      "NVIDIA DGX B200 datasheet: 18 NVLink5 links, 1.8 TB/s; NVIDIA Blackwell technical brief: 192 GB HBM3e (DGX B200: "
      "180 GB usable); 148 SMs as CUDA reports them"},

@@ -74,13 +74,14 @@ void check_reachable(const Topology& topology, const SourceLoc& loc) {
   }
 }
 
-Topology make_topology(std::string name, const std::string& file, int nodes, GraphData graph, ParamTable params, const SourceLoc& loc) {
+Topology make_topology(std::string name, const std::string& file, int nodes, GraphData graph, ParamTable params, const SourceLoc& loc,
+                       NetTransport transport = {}) {
   // The name reaches generated files (env.sh, DEPLOY.md, selection.md) and the terminal. An attribute
   // was checked by XmlSource; a name taken from the file's name was not.
   if (first_unprintable(name))
     throw DiagError(Diag{loc, fmt::format("topology name '{}' holds a control character or malformed UTF-8", printable(name)),
                          "rename the file or give the topology a printable name=\"...\""});
-  Topology topology(std::make_shared<const Topology::Impl>(std::move(name), file, nodes, std::move(graph), std::move(params)));
+  Topology topology(std::make_shared<const Topology::Impl>(std::move(name), file, nodes, std::move(graph), std::move(params), transport));
   check_reachable(topology, loc);
   return topology;
 }
@@ -110,8 +111,8 @@ Topology load_topology(const std::filesystem::path& path, const LoadOptions& opt
       src.fail(src.root(), "a cluster's node file is itself a cluster", "node=\"...\" must name a node topology");
     }
     const RawTopology node = read_node_topology(node_src, options);
-    expand_cluster(spec, node, params, graph);
-    return make_topology(spec.name, src.file(), spec.nodes, std::move(graph), std::move(params), spec.loc);
+    const NetTransport transport = expand_cluster(spec, node, params, graph);
+    return make_topology(spec.name, src.file(), spec.nodes, std::move(graph), std::move(params), spec.loc, transport);
   }
   const RawTopology raw = read_node_topology(src, options);
   build_node(raw, params, 0, "", graph);

@@ -6,13 +6,14 @@
 
 namespace ccforge::topo {
 
-Topology::Impl::Impl(std::string name_, std::string source_file_, int num_nodes_, GraphData graph_, ParamTable params_)
+Topology::Impl::Impl(std::string name_, std::string source_file_, int num_nodes_, GraphData graph_, ParamTable params_, NetTransport transport_)
     : name(std::move(name_)),
       source_file(std::move(source_file_)),
       num_nodes(num_nodes_),
       gpus_per_node(static_cast<int>(graph_.gpus.size()) / std::max(num_nodes_, 1)),
       graph(std::move(graph_)),
       params(std::move(params_)),
+      transport(transport_),
       finder(graph),
       routes(finder) {}
 
@@ -23,6 +24,7 @@ const std::string& Topology::source_file() const { return impl_->source_file; }
 int Topology::num_gpus() const { return static_cast<int>(impl_->graph.gpus.size()); }
 int Topology::num_nodes() const { return impl_->num_nodes; }
 int Topology::gpus_per_node() const { return impl_->gpus_per_node; }
+const NetTransport& Topology::transport() const { return impl_->transport; }
 const std::vector<Vertex>& Topology::vertices() const { return impl_->graph.vertices; }
 const std::vector<Link>& Topology::links() const { return impl_->graph.links; }
 const Vertex& Topology::vertex(VertexId id) const { return impl_->graph.vertices.at(id.v); }

@@ -247,7 +247,7 @@ Topology Topology::with_changes(const std::vector<TopologyChange>& changes) cons
   std::string applied;
   for (const TopologyChange& change : changes) applied += (applied.empty() ? "" : ", ") + applier.apply(change);
   Topology changed(std::make_shared<const Impl>(fmt::format("{} ({})", impl_->name, applied), impl_->source_file, impl_->num_nodes,
-                                                applier.finish(), impl_->params));
+                                                applier.finish(), impl_->params, impl_->transport));
   for (int dst = 1; dst < changed.num_gpus(); ++dst) {
     if (changed.route(0, dst).path_class != PathClass::Dis) continue;
     fail_at(changes.size() == 1 ? (changes[0].kind == TopologyChange::Kind::DegradeLink ? "--degrade" : "--fail") : "--fail/--degrade", 0,

@@ -21,6 +21,9 @@ std::vector<FitParam> default_fit_params(const topo::Topology& topology, const s
   fit_sim(sim::Knob::NvlsBase, 0.0, 60.0);          // NVLS whole-call latency
   fit_sim(sim::Knob::NvlinkEfficiency, 0.5, 1.0);   // ring bandwidth at large sizes
   fit_sim(sim::Knob::NvlsEfficiency, 0.5, 1.0);     // NVLS bandwidth at large sizes
+  // Across nodes, the transport's per-message cost (sim/src/net/transports.cpp): zero to 200 us, past the
+  // slowest software transport's small-message floor in the logs (TCPXO, ~125 us per call).
+  if (topology.num_nodes() > 1) known.push_back({"sim.net.message_us", 0.0, 200.0, Provenance::Cited});
   return known;
 }
 

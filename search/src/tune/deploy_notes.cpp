@@ -39,6 +39,11 @@ std::string environment_lines(const ir::RuntimeTarget& runtime) {
 std::string deploy_md(const TuneResult& result, const TuneOptions& options, const std::vector<std::string>& carried) {
   const ir::RuntimeTarget& runtime = ir::runtime_target(result.target.runtime);
   std::string md = fmt::format("# Deploying this tune: {} on {}\n\n", markdown_text(result.topology), runtime.title);
+  if (!result.transport.empty()) {
+    md += fmt::format("Across nodes NCCL runs over {}: its baseline here, and so every band below, assumes that "
+                      "transport and the NCCL variables its plugin sets (`ccforge topo show` lists them).\n\n",
+                      result.transport);
+  }
   md += fmt::format(
       "Every file under `algorithms/` passed `ccforge ir check --runtime {}` with all threadblocks resident on "
       "{} SMs/CUs: the runtime loads every file in `MSCCL_ALGO_DIR` when a communicator is created, and one "

@@ -163,6 +163,7 @@ std::string report_json(const TuneResult& result, const TuneOptions& options, co
   for (const nlohmann::json& entry : carried.report_entries) colls.push_back(entry);
   nlohmann::json report{
       {"topology", result.topology},
+      {"transport", result.transport.empty() ? nlohmann::json(nullptr) : nlohmann::json(result.transport)},
       {"runtime", {{"name", ir::to_string(result.target.runtime)}, {"multiprocessors", result.target.multiprocessors}}},
       {"carried_over", carried.collectives},
       {"options", {{"sizes", options.sizes}, {"min_gain", options.min_gain}, {"dtype", to_string(options.dtype)},

@@ -10,6 +10,7 @@
 
 #include "ccforge/search/search.hpp"
 #include "ccforge/sim/sim.hpp"
+#include "ccforge/sim/transports.hpp"
 #include "ccforge/topology/topology.hpp"
 #include "tune/candidates.hpp"
 #include "tune/checkpoint.hpp"
@@ -74,6 +75,10 @@ TuneResult run_tune(const topo::Topology& topo, const TuneOptions& options, cons
     throw std::invalid_argument("tune: one candidate set per collective");
   TuneResult result;
   result.topology = topo.name();
+  if (topo.num_nodes() > 1) {
+    result.transport = fmt::format("{} ({})", topo::to_string(topo.transport().kind),
+                                   sim::net::transport_constants(topo.transport().kind).plugin);
+  }
   result.ranks = topo.num_gpus();
   result.target = target;
   result.collectives.resize(options.collectives.size());

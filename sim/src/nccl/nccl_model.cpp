@@ -1,5 +1,7 @@
 #include "nccl_model.hpp"
 
+#include "net/transport_costs.hpp"
+
 #include <fmt/core.h>
 
 #include <algorithm>
@@ -173,7 +175,8 @@ double latency_us(const NcclView& v, ir::Collective coll, int algo, int proto) {
   const bool legacy = t.legacy_multi_node;
   double intra = t.hw_lat[v.intra_hw][algo][proto];
   // 2.28: with one GPU per node every step is exposed, so NCCL charges the tree's network latency.
-  const double inter = t.hw_lat[kHwNet][!legacy && v.ppn == 1 ? kTree : algo][proto];
+  // The plugin's own latency rides on top, twice for Simple ("the flush extra latency"; v2.18.3-1..v2.28.9-1).
+  const double inter = t.hw_lat[kHwNet][!legacy && v.ppn == 1 ? kTree : algo][proto] + v.net_latency_us * (proto == kSimple ? 2 : 1);
   const double base = t.base_lat[algo][proto];
   const int lg = log2_floor(v.nnodes);
   if (algo == kRing) {
@@ -264,6 +267,7 @@ NcclView make_view(const topo::Topology& topo, const SimParams& sim_params) {
   v.intra_hw = links > 0 ? kHwNvlink : kHwPci;
   v.intra_bw_gbs = links > 0 ? links * v.tables->nvlink_bw_per_link[v.arch] : g.pcie_bandwidth.gbps();
   v.inter_bw_gbs = g.nic_bandwidth.gbps() * params.get("sim.link.net.efficiency");
+  v.net_latency_us = net::reported_latency_us(topo);
   v.nvswitch = topo.has_nvswitch();
   v.nvls_heads = static_cast<int>(nvls_connected_heads(topo).size());
   v.ll128_built = g.arch != topo::GpuArch::Cdna3;

@@ -23,6 +23,8 @@ struct NcclView {
   // tree bandwidth (v2.26.2-1 src/graph/tuning.cc busBw = graphs[a]->nChannels * bw); 0 where the search
   // is not derived (then min(intra, inter) per GPU).
   double net_graph_bw_gbs = 0.0;
+  // The net plugin's ncclNetProperties_t.latency (graph->latencyInter), added to hwLat[NET] (net/transports.cpp).
+  double net_latency_us = 0.0;
   bool nvswitch = false;       // GPUs meet in an NVSwitch
   // NVLS heads: NICs per node, the fewest any node has (NVLSTree sends each head's share through one NIC;
   // NCCL connects min over ranks of nvlsHeadNum, v2.26.2-1 src/graph/connect.cc ncclTopoPostset).

@@ -12,6 +12,7 @@
 #include "costs.hpp"
 #include "nccl_lowering.hpp"
 #include "nccl_model.hpp"
+#include "net/transport_costs.hpp"
 #include "rccl_msccl.hpp"
 #include "tuning_tables.hpp"
 
@@ -107,7 +108,9 @@ std::optional<NcclRequest> parse_nccl_request(std::string_view text) {
 }
 
 NcclChoice nccl_choose(const topo::Topology& topo, ir::Collective coll, ByteCount bytes, const NcclRequest& request,
-                       const SimParams& params) {
+                       const SimParams& run_params) {
+  SimParams params = run_params;  // with the variables the network plugin sets (net/transports.cpp)
+  params.nccl = net::with_plugin_env(topo, run_params.nccl);
   const nccl::NcclView view = nccl::make_view(topo, params);
   if (p2p_collective(coll)) {
     // NCCL runs these as grouped send/recv, without a tuning model: each send's protocol follows its

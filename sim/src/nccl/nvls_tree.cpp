@@ -91,7 +91,7 @@ struct FlowType {
 
 void lower_nvls_tree(Lowering& low, const NcclCall& call, bool fold) {
   const topo::Topology& topo = low.topo();
-  const ProtocolCosts costs = protocol_costs(low.params(), ir::Protocol::Simple, low.arch());
+  const ProtocolCosts costs = protocol_costs(low.params(), ir::Protocol::Simple, low.topo());
   const double efficiency = low.params().get(std::string("sim.nvls.efficiency.") + topo::param_key(low.arch()));
   const int g = topo.gpus_per_node();
   const int nnodes = topo.num_nodes();

@@ -98,7 +98,7 @@ void lower_p2p(Lowering& low, const NcclCall& call) {
   const int p = topo.num_gpus();
   const double share = call.bytes / p;
   const P2pOp op = p2p_op(call, topo, low.params().get("sim.nccl.version"), share);
-  const ProtocolCosts costs = protocol_costs(low.params(), call.proto, low.arch());
+  const ProtocolCosts costs = protocol_costs(low.params(), call.proto, low.topo());
   // A part streams its chunks through the connection's FIFO: the sender's warps store each chunk into
   // the slot, the receiver's warps copy it out to the user buffer (prims_simple.h, prims_ll.h), the two
   // overlapped chunk by chunk, so a part flows at the rate of the fewer, receiving warps and the last

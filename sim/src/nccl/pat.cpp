@@ -21,7 +21,7 @@ const double kPatChunkBytes = static_cast<double>(ir::step_bytes(ir::Protocol::S
 
 void lower_pat(Lowering& low, const NcclCall& call) {
   const topo::Topology& topo = low.topo();
-  const ProtocolCosts costs = protocol_costs(low.params(), ir::Protocol::Simple, low.arch());
+  const ProtocolCosts costs = protocol_costs(low.params(), ir::Protocol::Simple, low.topo());
   const int n = topo.num_gpus();
   int dims = 0;
   while ((1 << dims) < n) ++dims;

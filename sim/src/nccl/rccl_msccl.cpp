@@ -79,7 +79,7 @@ std::optional<NcclChoice> rccl_msccl_choice(const topo::Topology& topo, ir::Coll
 }
 
 void lower_all_pairs(Lowering& low, const NcclCall& call) {
-  const ProtocolCosts costs = msccl_protocol_costs(low.params(), call.proto, low.arch(), ir::Runtime::Rccl);
+  const ProtocolCosts costs = msccl_protocol_costs(low.params(), call.proto, low.topo(), ir::Runtime::Rccl);
   const SimTime handoff = msccl_runtime_costs(low.params(), ir::Runtime::Rccl).dep_handoff;
   const int p = low.topo().num_gpus();
   // Per channel every rank owns 1/p of the channel's part; the channels are identical, so one weighted

@@ -208,7 +208,7 @@ std::optional<RingFold> fold_distinct_rings(Lowering& low, const ProtocolCosts& 
 std::uint64_t ring_chunks(const NcclCall& call, const topo::Topology& topo) { return ring_loop(call, topo).count; }
 
 void lower_ring(Lowering& low, const NcclCall& call, bool fold) {
-  const ProtocolCosts costs = protocol_costs(low.params(), call.proto, low.arch());
+  const ProtocolCosts costs = protocol_costs(low.params(), call.proto, low.topo());
   const bool chain = is_chain(call.coll);
   const std::vector<std::vector<int>> mesh = mesh_rings(low.topo());
   const ChunkLoop loop = ring_loop(call, low.topo());

@@ -301,7 +301,7 @@ std::uint64_t tree_chunks(const NcclCall& call, const topo::Topology& topo, cons
 }
 
 void lower_tree(Lowering& low, const NcclCall& call, bool fold) {
-  const ProtocolCosts costs = protocol_costs(low.params(), call.proto, low.arch());
+  const ProtocolCosts costs = protocol_costs(low.params(), call.proto, low.topo());
   const topo::Topology& topo = low.topo();
   const ChunkLoop loop = chunk_loop(call.bytes / call.nchannels, tree_chunk_bytes(call, topo, low.params()));
   // Channel c runs tree c % 2 with its node chains in the order of multi-node ring c / 2 (starting at a

@@ -311,6 +311,8 @@ inline constexpr std::size_t kSlowestSimulationsReported = 12;
 
 struct TuneResult {
   std::string topology;
+  // The inter-node transport ("efa", ...) with the plugin NCCL drives it through; empty on one node.
+  std::string transport;
   bool nccl_space_searched = false;  // nccl-tuner.conf written (TuneOptions::nccl_space)
   int ranks = 0;
   DeployTarget target;

@@ -15,6 +15,7 @@
 #include "ccforge/common/ids.hpp"
 #include "ccforge/common/params.hpp"
 #include "ccforge/common/units.hpp"
+#include "ccforge/topology/transport.hpp"
 
 namespace ccforge::topo {
 
@@ -105,6 +106,9 @@ class Topology {
   const GpuInfo& gpu(int rank) const;
 
   bool has_nvswitch() const;  // GPUs of a node meet in an NVSwitch (NVLS-capable when Hopper+)
+
+  // The transport NCCL drives between nodes (the cluster file's transport=, default ib).
+  const NetTransport& transport() const;
 
   // Line rate of a NIC vertex's port (from <net speed> or the machine description); 0 for other vertices.
   Bandwidth nic_speed(VertexId nic) const;

@@ -1,0 +1,61 @@
+#include "transport_costs.hpp"
+
+#include "ccforge/sim/transports.hpp"
+
+#include <fmt/core.h>
+
+#include "ccforge/common/diag.hpp"
+
+namespace ccforge::sim::net {
+namespace {
+
+const TransportConstants& constants(const topo::Topology& topo) { return transport_constants(topo.transport().kind); }
+
+template <class T>
+void fill(std::optional<T>& run, const std::optional<T>& plugin) {
+  if (!run) run = plugin;
+}
+
+}  // namespace
+
+SimTime message_cost(const topo::Topology& topo, const ParamTable& params) {
+  if (topo.num_nodes() < 2) return SimTime{};
+  const topo::TransportKind kind = topo.transport().kind;
+  const double recorded = params.get("sim.net.transport");
+  if (recorded >= 0 && recorded != transport_profile_value(kind)) {
+    const Param* p = params.find("sim.net.transport");
+    fail_at(p ? p->source : "sim.net.transport", 0,
+            fmt::format("the profile was calibrated on transport {} (sim.net.transport {:g}), {} runs {}",
+                        recorded <= 5 ? topo::to_string(static_cast<topo::TransportKind>(static_cast<int>(recorded))) : "?",
+                        recorded, topo.name(), topo::to_string(kind)),
+            "calibrate a profile on a log of this cluster, or simulate without --profile");
+  }
+  const double given = params.get("sim.net.message_us");
+  return SimTime::from_us(given >= 0 ? given : constants(topo).message_us.value);
+}
+
+double framing_share(const topo::Topology& topo) { return constants(topo).framing.value; }
+
+double reported_latency_us(const topo::Topology& topo) {
+  return topo.num_nodes() > 1 ? constants(topo).reported_latency_us.value : 0.0;
+}
+
+NcclSettings with_plugin_env(const topo::Topology& topo, const NcclSettings& run) {
+  if (topo.num_nodes() < 2) return run;
+  NcclSettings plugin;
+  for (const PluginEnv& e : constants(topo).env) apply_nccl_env(e.assignment, plugin, e.source);
+  NcclSettings s = run;
+  fill(s.algorithms, plugin.algorithms);
+  fill(s.protocols, plugin.protocols);
+  fill(s.min_channels, plugin.min_channels);
+  fill(s.max_channels, plugin.max_channels);
+  fill(s.min_ctas, plugin.min_ctas);
+  fill(s.max_ctas, plugin.max_ctas);
+  fill(s.nvls, plugin.nvls);
+  fill(s.ib_qps_per_connection, plugin.ib_qps_per_connection);
+  fill(s.net_gdr_level, plugin.net_gdr_level);
+  fill(s.pat, plugin.pat);
+  return s;
+}
+
+}  // namespace ccforge::sim::net

@@ -1,0 +1,25 @@
+// A cluster's transport (its cluster file's transport=) turned into what the simulator charges and what
+// NCCL's tuner sees: per-message cost, framing share of the line rate, the latency the plugin reports,
+// and the NCCL variables the plugin sets where the run left them unset.
+#pragma once
+
+#include "ccforge/common/params.hpp"
+#include "ccforge/common/units.hpp"
+#include "ccforge/sim/run_conditions.hpp"
+#include "ccforge/topology/topology.hpp"
+
+namespace ccforge::sim::net {
+
+// Extra one-way cost of one network message on this topology's transport (a profile's sim.net.message_us
+// where it gives one); 0 on one node. A profile calibrated on another transport (sim.net.transport) is
+// refused with a DiagError.
+SimTime message_cost(const topo::Topology& topo, const ParamTable& params);
+
+// Payload share of a NIC's line rate relative to IB's framing (1 for IB).
+double framing_share(const topo::Topology& topo);
+// ncclNetProperties_t.latency of the transport's plugin, which NCCL's tuner adds to hwLat[NET].
+double reported_latency_us(const topo::Topology& topo);
+// The run's NCCL settings with the plugin's variables filled in where the run did not set them.
+NcclSettings with_plugin_env(const topo::Topology& topo, const NcclSettings& run);
+
+}  // namespace ccforge::sim::net
