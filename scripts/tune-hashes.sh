@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs `ccforge tune` on the bundled topologies whose tune finishes in about a minute on a 2-core machine
-# and prints one "sha256  file" line per output file (report.json without its run-dependent `timing`, the
+# and prints one "sha256  file" line per output file (report.json without its run-dependent `timing` and
+# the command line in its metadata, which names this run's binary and folders; the
 # checkpoint journal as its sorted lines: it is appended in completion order),
 # so that a refactoring can be checked to leave every output byte-identical:
 #   scripts/tune-hashes.sh build /tmp/before > before.txt; ...; scripts/tune-hashes.sh build /tmp/after > after.txt
@@ -25,7 +26,7 @@ done
 cd "$scratch"
 find "${topologies[@]}" -type f | LC_ALL=C sort | while read -r f; do
   if [[ $(basename "$f") == report.json ]]; then
-    printf '%s  %s\n' "$(jq -S 'del(.timing)' "$f" | sha256sum | cut -d' ' -f1)" "$f"
+    printf '%s  %s\n' "$(jq -S 'del(.timing, .metadata.command)' "$f" | sha256sum | cut -d' ' -f1)" "$f"
   elif [[ $(basename "$f") == checkpoint*.jsonl ]]; then  # journaled in completion order: compare as a set
     printf '%s  %s\n' "$(LC_ALL=C sort "$f" | sha256sum | cut -d' ' -f1)" "$f"
   else
