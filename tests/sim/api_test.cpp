@@ -43,7 +43,7 @@ TEST(SimApi, NcclPicksLatencyProtocolSmallAndNvlsLarge) {
   // NCCL 2.18 has no NVLS allgather; 2.28 does.
   EXPECT_EQ(nccl_choose(ndv5(), ir::Collective::AllGather, 1u << 30, {}, params).algo, NcclAlgo::Ring);
   SimParams v228;
-  v228.table.set("sim.nccl.version", 2.28, "test");
+  set_param(v228, "sim.nccl.version", 2.28, "test");
   EXPECT_NE(nccl_choose(ndv5(), ir::Collective::AllGather, 1024, {}, v228).model_us,
             nccl_choose(ndv5(), ir::Collective::AllGather, 1024, {}, params).model_us);
 }
@@ -99,7 +99,7 @@ TEST(SimApi, ProfileOverridesSimParameters) {
   // The profile sets the LL base latency from 6.6 to 1.0 us: a latency-bound 1 KB ring LL allreduce
   // gets exactly 5.6 us faster.
   SimParams tuned;
-  topo::apply_profile(tuned.table, topo::read_profile(kRoot + "/tests/data/sim/faster_ll_profile.xml"), "sim.");
+  apply_profile(kRoot + "/tests/data/sim/faster_ll_profile.xml", tuned);
   const auto ll = *parse_nccl_request("nccl:ring:ll");
   const SimTime base = simulate_nccl(ndv5(), ir::Collective::AllReduce, half(1024), ll, SimParams{}).time;
   const SimTime fast = simulate_nccl(ndv5(), ir::Collective::AllReduce, half(1024), ll, tuned).time;
@@ -138,8 +138,8 @@ TEST(SimApi, ModelFactsAreTypedAndFollowTheParameters) {
   EXPECT_FALSE(knob_param(SimParams{}, Knob::NvlsEfficiency, ndv4.gpu(0).arch));
   // A profile moves the facts: the fitted knob's name is the parameter a profile sets.
   SimParams tuned;
-  tuned.table.set(*knob_param(tuned, Knob::NvlsEfficiency, ndv5().gpu(0).arch), 0.5, "test");
-  tuned.table.set(*knob_param(tuned, Knob::NvlinkEfficiency, ndv5().gpu(0).arch), 0.5, "test");
+  set_param(tuned, *knob_param(tuned, Knob::NvlsEfficiency, ndv5().gpu(0).arch), 0.5, "test");
+  set_param(tuned, *knob_param(tuned, Knob::NvlinkEfficiency, ndv5().gpu(0).arch), 0.5, "test");
   const Model slower = build_model(ndv5(), tuned);
   EXPECT_EQ(*slower.nvls_efficiency, 0.5);
   int slower_links = 0;
