@@ -95,6 +95,24 @@ TEST(SimApi, EveryBundledEightGpuMsccFileRuns) {
   EXPECT_GE(ran, 5);
 }
 
+// Each declared parameter is bound to a field of its own: setting one by name moves it and no other
+// (two declarations on one field, or a name bound to the wrong field, would fail here).
+TEST(SimApi, EveryParameterNameIsBoundToItsOwnField) {
+  const ParamTable defaults = default_sim_params();
+  for (const Param& p : defaults.all()) {
+    SimParams changed;
+    const double value = p.name == "sim.nccl.version" ? 2.28 : p.value + 1;
+    ASSERT_TRUE(set_param(changed, p.name, value, "test")) << p.name;
+    const ParamTable table = param_table(changed);
+    for (const Param& q : table.all()) {
+      if (q.name == p.name) EXPECT_DOUBLE_EQ(q.value, value) << q.name;
+      else EXPECT_DOUBLE_EQ(q.value, defaults.find(q.name)->value) << p.name << " moved " << q.name;
+    }
+  }
+  SimParams unchanged;
+  EXPECT_FALSE(set_param(unchanged, "sim.tb_bw.LL.sm91", 1.0, "test"));
+}
+
 TEST(SimApi, ProfileOverridesSimParameters) {
   // The profile sets the LL base latency from 6.6 to 1.0 us: a latency-bound 1 KB ring LL allreduce
   // gets exactly 5.6 us faster.
