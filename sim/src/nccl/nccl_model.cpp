@@ -238,12 +238,6 @@ std::vector<int> nvls_connected_heads(const topo::Topology& topo) {
   return heads;
 }
 
-double datasheet_link_gbs(const topo::Topology& topo, topo::GpuArch arch) {
-  const std::string name = arch == topo::GpuArch::Cdna3 ? std::string("link.xgmi.bw_per_link")
-                                                        : std::string("link.nvlink.") + topo::param_key(arch) + ".bw_per_link";
-  return topo.link_params().get(name);
-}
-
 NcclView make_view(const topo::Topology& topo, const SimParams& sim_params) {
   NcclView v;
   const SimConstants& params = sim_params.constants;
