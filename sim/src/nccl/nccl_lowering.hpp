@@ -32,7 +32,7 @@ std::uint64_t ring_chunks(const NcclCall& call, const topo::Topology& topo);
 // root, broadcast back down, pipelined per step-sized chunk. `fold`: across nodes, run one rotation of each tree for all where that is exact (copy_folding.hpp).
 void lower_tree(Lowering& low, const NcclCall& call, bool fold = true);
 // Chunks per channel of lower_tree's loop.
-std::uint64_t tree_chunks(const NcclCall& call, const topo::Topology& topo, const ParamTable& params);
+std::uint64_t tree_chunks(const NcclCall& call, const topo::Topology& topo, const SimConstants& params);
 
 // NVLS (NVSwitch multicast, Hopper+): each rank reduces its shard in the switch (multimem.ld_reduce:
 // every rank's port sends the shard once, the owner's port receives it once), then multicasts the
