@@ -85,6 +85,6 @@ struct P2pOp {
   double step = 0.0;        // NCCL_P2P_{NVL,PCI,NET}_CHUNKSIZE
   double chunk = 0.0;       // bytes a part moves per FIFO slot
 };
-P2pOp p2p_op(const NcclCall& call, const topo::Topology& topo, double version, double bytes);
+P2pOp p2p_op(const NcclCall& call, const topo::Topology& topo, NcclVersion version, double bytes);
 
 }  // namespace ccforge::sim::nccl

@@ -120,7 +120,7 @@ NcclChoice nccl_choose(const topo::Topology& topo, ir::Collective coll, ByteCoun
       const double per_peer = static_cast<double>(bytes) / topo.num_gpus();
       const nccl::NcclCall call{coll, static_cast<double>(bytes), ir::Protocol::Simple, view.nchannels};
       const ir::Protocol proto =
-          request.proto ? *request.proto : nccl::p2p_op(call, topo, params.table.get("sim.nccl.version"), per_peer).proto;
+          request.proto ? *request.proto : nccl::p2p_op(call, topo, params.constants.nccl_version, per_peer).proto;
       return NcclChoice{NcclAlgo::P2p, proto, view.nchannels, 0.0};
     }
   }

@@ -69,6 +69,8 @@ struct SimConstants {
   double net_efficiency = 1.0;         // achievable share of a NIC's line rate
   double nvls_base_us = 0.0;           // NVLS's whole-call latency
   double net_proxy_us = 0.0;           // host proxy per network transfer
+  double net_message_us = -1.0;        // per network message; -1: the cluster transport's own
+  int net_transport = -1;              // the transport a profile was calibrated on; -1: any
   double launch_host_per_gpu_us = 0.0; // one kernel launch per GPU a thread drives
   NcclVersion nccl_version;
   int nccl_nchannels = 0;              // 0: NCCL's own graph search
