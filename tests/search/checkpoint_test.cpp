@@ -199,6 +199,36 @@ TEST(SearchCheckpoint, ResumedFloorsAboveTheirTimesAreRefused) {
   fs::remove_all(dir);
 }
 
+// An "accepted" verdict read back is proven again: forged onto a point RCCL's rules reject (more than 64
+// threadblocks a rank), it is refused at its line instead of shipping a file RCCL cannot load.
+TEST(SearchCheckpoint, ResumedAcceptedVerdictsAreProvenAgain) {
+  const fs::path dir = fresh_tune_dir("checkpoint_test", "accepted");
+  TuneOptions o = small_tune(dir);
+  o.runtime = ir::Runtime::Rccl;
+  tune(bundled_ndv5(), o, sim::SimParams{});
+  std::string unfit_key;
+  for (const std::string& l : lines_of(dir / "checkpoint.jsonl")) {
+    const nlohmann::json j = nlohmann::json::parse(l);
+    if (j.contains("verdict") && j["verdict"]["unfit"] == true &&
+        j["verdict"]["why_not"].get<std::string>().find("runtime.tbs") != std::string::npos)
+      unfit_key = j["key"];
+  }
+  ASSERT_FALSE(unfit_key.empty());
+  const int line = forge(dir, unfit_key, [](nlohmann::json& j) {
+    j["verdict"]["accepted"] = true;
+    j["verdict"]["unfit"] = false;
+    j["verdict"]["why_not"] = "";
+  });
+  const std::string report = read_file(dir / "report.json");
+  o.resume = true;
+  EXPECT_THAT(diag_message([&] { tune(bundled_ndv5(), o, sim::SimParams{}); }),
+              AllOf(HasSubstr("checkpoint.jsonl:" + std::to_string(line) + ": '"),
+                    HasSubstr("' is recorded as accepted, but runtime rccl: runtime.tbs: "),
+                    HasSubstr("(the checkpoint was altered: delete it or rerun without --resume)")));
+  EXPECT_EQ(read_file(dir / "report.json"), report);  // nothing written
+  fs::remove_all(dir);
+}
+
 // A new tune (no --resume) into a folder holding a killed tune's journal says so and keeps the journal;
 // a finished tune's journal it replaces.
 TEST(SearchCheckpoint, AnUnfinishedTunesJournalIsNotOverwritten) {

@@ -109,7 +109,7 @@ bool rejected_before_built(const Proven& p) { return !p.algorithm && !p.unfit; }
 // Builds grid points of every group in parallel (each writes only its own slot, so the sets do not
 // depend on the thread count), reporting each finished point. Shared among processes, each proves its
 // share of the points and only regenerates the others' accepted ones once their verdicts arrive
-// (proving is most of the cost: ndv5-x16's resume, which only regenerates, took 4 of 98 s CPU).
+// (proving is most of the cost: ndv5-x16's grid regenerated without proving took 4 of 98 s CPU).
 class PointBuilder {
  public:
   PointBuilder(std::vector<GridGroup>& groups, const std::vector<ir::Collective>& colls, const DeployTarget& target,
@@ -179,7 +179,7 @@ class PointBuilder {
     const std::string key = this->key(pt);
     const Verdict* known = this->known(key);
     std::optional<Proven>& slot = group.built[pt.request][pt.protocol];
-    slot = known ? rebuilt(*group.gen, req, *known) : build_proven(*group.gen, req, target_);
+    slot = known ? rebuilt(*group.gen, req, *known, key, own) : build_proven(*group.gen, req, target_);
     const std::lock_guard<std::mutex> lock(mutex_);
     if (!known) {
       ++counts_.proven;
@@ -191,12 +191,20 @@ class PointBuilder {
     if (progress_) progress_(done_, total_);
   }
 
-  // A point the journal has a verdict for: the rejection as recorded, an accepted point regenerated.
-  Proven rebuilt(const GeneratorInfo& gen, const GenRequest& req, const Verdict& v) const {
+  // A point the journal has a verdict for: the rejection as recorded (it can only keep a candidate out),
+  // an accepted point read back proven again, since a forged "accepted" would ship a file the checker
+  // or the runtime's rules reject; one another process just proved is only regenerated.
+  Proven rebuilt(const GeneratorInfo& gen, const GenRequest& req, const Verdict& v, const std::string& key,
+                 bool own) const {
     if (!v.accepted) return {v.name, std::nullopt, v.why_not, v.unfit};
-    Generated g = try_generate(gen, req);
-    if (!g.algorithm || g.algorithm->name != v.name) return build_proven(gen, req, target_);
-    return {v.name, std::move(g.algorithm), {}};
+    if (!own) {
+      Generated g = try_generate(gen, req);
+      if (g.algorithm && g.algorithm->name == v.name) return {v.name, std::move(g.algorithm), {}};
+    }
+    Proven p = build_proven(gen, req, target_);
+    if (!p.algorithm && p.name == v.name)
+      throw journal_->forged(key, fmt::format("'{}' is recorded as accepted, but {}", v.name, p.why_not));
+    return p;
   }
 
   std::vector<GridGroup>& groups_;

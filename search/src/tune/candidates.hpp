@@ -16,13 +16,13 @@ using BuildProgress = std::function<void(std::size_t done, std::size_t total)>;
 
 struct BuildCounts {
   std::size_t proven = 0;   // built and proven now (verdict recorded in the journal)
-  std::size_t resumed = 0;  // verdict from the journal: rejected ones not rebuilt, accepted ones rebuilt unproven
+  std::size_t resumed = 0;  // verdict from the journal: rejected ones not rebuilt, accepted ones proven again
 };
 
 // The same sets as enumerate_candidates once per collective. A grid point whose verdict `journal`
-// holds is not proven again: a rejection is taken as recorded, an accepted point is only regenerated
-// (and proven after all should the generator now name it differently). With `share` (and a journal)
-// each process of the job proves its share of the points and regenerates the others' accepted ones.
+// holds: a rejection is taken as recorded, an accepted point is built and proven again, and one the
+// proof rejects is a forged entry (a DiagError at its line). With `share` (and a journal) each process
+// of the job proves its share of the points and regenerates the others' accepted ones.
 std::vector<CandidateSet> enumerate_candidates(const topo::Topology& topo, const std::vector<ir::Collective>& colls,
                                                const DeployTarget& target, const BuildProgress& progress,
                                                CheckpointJournal* journal, BuildCounts& counts,

@@ -346,7 +346,7 @@ struct TuneResult {
                                               // candidate's smaller-size time would not have sufficed)
   std::size_t resumed_tasks = 0;  // simulations taken from the checkpoint
   std::size_t points_proven = 0;  // candidate grid points built and proven by this run
-  std::size_t points_resumed = 0;  // of the others: verdicts taken from the checkpoint (accepted ones rebuilt unproven)
+  std::size_t points_resumed = 0;  // of the others: verdicts taken from the checkpoint (accepted ones proven again)
   std::size_t floors_resumed = 0;  // candidates whose time floors came from the checkpoint
   double elapsed_s = 0.0;
   double candidates_s = 0.0;  // of elapsed_s: building and proving the candidates
