@@ -5,6 +5,7 @@
 #include <fmt/core.h>
 
 #include "ccforge/common/diag.hpp"
+#include "ccforge/ir/executor_facts.hpp"
 
 namespace ccforge::sim::net {
 namespace {
@@ -35,6 +36,12 @@ SimTime message_cost(const topo::Topology& topo, const ParamTable& params) {
 }
 
 double framing_share(const topo::Topology& topo) { return constants(topo).framing.value; }
+
+double simple_step_bytes(const topo::Topology& topo) {
+  const double buffer = constants(topo).simple_buffer_bytes.value;
+  if (topo.num_nodes() < 2 || buffer <= 0) return static_cast<double>(ir::step_bytes(ir::Protocol::Simple));
+  return buffer / ir::kNcclSteps;
+}
 
 double reported_latency_us(const topo::Topology& topo) {
   return topo.num_nodes() > 1 ? constants(topo).reported_latency_us.value : 0.0;

@@ -38,6 +38,9 @@ struct TransportConstants {
   Cited framing;
   // Parallel streams a connection spreads a message over (QPs, sockets or flows).
   Cited streams;
+  // NCCL_BUFFSIZE the plugin's profile sets: Simple's buffer per connection, NCCL_STEPS slots of it make a
+  // step (one network message); 0 leaves NCCL's default (src/init.cc DEFAULT_BUFFSIZE 4 MiB).
+  Cited simple_buffer_bytes;
   std::vector<PluginEnv> env;
 };
 
