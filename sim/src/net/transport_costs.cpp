@@ -43,6 +43,13 @@ double simple_step_bytes(const topo::Topology& topo) {
   return buffer / ir::kNcclSteps;
 }
 
+double p2p_net_chunk_bytes(const topo::Topology& topo) {
+  // NVIDIA/nccl v2.26.2-1 src/init.cc NCCL_PARAM(P2pNetChunkSize, "P2P_NET_CHUNKSIZE", (1 << 17)).
+  constexpr double kNcclDefault = 131072;
+  const double chunk = constants(topo).p2p_net_chunk_bytes.value;
+  return chunk > 0 ? chunk : kNcclDefault;
+}
+
 double reported_latency_us(const topo::Topology& topo) {
   return topo.num_nodes() > 1 ? constants(topo).reported_latency_us.value : 0.0;
 }
