@@ -110,8 +110,8 @@ void run(const CalibrateFlags& f, bool launch_given) {
   if (topology.num_nodes() > 1) {
     // The fit starts from the cluster transport's own message cost, and the profile records the transport.
     const topo::TransportKind kind = topology.transport().kind;
-    options.base.table.set("sim.net.message_us", sim::net::transport_constants(kind).message_us.value, "transport");
-    options.base.table.set("sim.net.transport", sim::net::transport_profile_value(kind), "transport");
+    sim::set_param(options.base, "sim.net.message_us", sim::net::transport_constants(kind).message_us.value, "transport");
+    sim::set_param(options.base, "sim.net.transport", sim::net::transport_profile_value(kind), "transport");
   }
   options.params = validate::default_fit_params(topology, options.base);
   options.holdout = f.holdout == "none" ? validate::Holdout::None : validate::Holdout::Alternate;
@@ -129,7 +129,7 @@ void run(const CalibrateFlags& f, bool launch_given) {
     fmt::print("# transport {}: the profile holds only for clusters on it; held at the transport's cited values: the latency "
                "its plugin reports to NCCL, its framing share and the variables its plugin sets\n",
                topo::to_string(topology.transport().kind));
-    result.fitted.push_back({"sim.net.transport", options.base.table.get("sim.net.transport"), "kind",
+    result.fitted.push_back({"sim.net.transport", static_cast<double>(options.base.constants.net_transport), "kind",
                              fmt::format("calibrate: the transport of {}", topo_file)});
   }
   validate::write_calibrated_profile(result, f.out);

@@ -21,6 +21,7 @@ constexpr double kMaxThresholdPct = 1000;
 struct CompareFlags {
   std::string before, after;
   double threshold_pct = 3.0;
+  bool across_machines = false;
 };
 
 std::string point_name(const std::string& collective, ByteCount bytes) {
@@ -44,7 +45,7 @@ void print_comparison(const CompareFlags& f, const validate::Comparison& c) {
 
 void run_compare(const CompareFlags& f) {
   const validate::Comparison c =
-      validate::compare_tables(validate::read_timed_table(f.before), validate::read_timed_table(f.after));
+      validate::compare_tables(validate::read_timed_table(f.before), validate::read_timed_table(f.after), f.across_machines);
   print_comparison(f, c);
   const auto slower = c.slower_than(f.threshold_pct);
   if (slower.empty()) {
@@ -69,6 +70,8 @@ void add_compare_command(CLI::App& app) {
   cmd->add_option("--threshold", flags->threshold_pct, "exit 1 when a size got slower by more than this many percent")
       ->check(finite_range(0, kMaxThresholdPct))
       ->capture_default_str();
+  cmd->add_flag("--across-machines", flags->across_machines,
+                "compare tune folders of two different machines (e.g. an imported node with a bundled one)");
   cmd->callback([flags] { run_compare(*flags); });
 }
 

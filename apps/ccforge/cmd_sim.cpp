@@ -80,13 +80,6 @@ struct CollectiveRows {
   std::vector<Row> rows;
 };
 
-// Element count of a call as nccl-tests reports it; the size is rounded down to whole elements (and to
-// whole per-rank shares for collectives whose size is the total over ranks).
-ByteCount call_bytes(ByteCount size, DataType dtype, ir::Collective coll, int ngpus) {
-  const ByteCount unit = static_cast<ByteCount>(size_of(dtype)) * static_cast<ByteCount>(ir::ranks_in_size(coll, ngpus));
-  return size / unit * unit;
-}
-
 // JSON numbers carry the precision the CSV prints (0.001 us, 0.001 GB/s): more digits would claim an
 // accuracy the model does not have.
 double round_to_thousandths(double x) { return std::round(x * 1000.0) / 1000.0; }
@@ -187,7 +180,8 @@ std::string traced_protocol(const std::optional<ir::Algorithm>& algo, const sim:
 }
 
 void print_params(const sim::SimParams& params) {
-  for (const Param& p : params.table.all())
+  const ParamTable table = sim::param_table(params);
+  for (const Param& p : table.all())
     fmt::print("{:<34} {:>10.4g} {:<9} {}\n", p.name, p.value, p.unit, p.source);
 }
 
@@ -256,7 +250,7 @@ void run(const SimFlags& f) {
     const ir::Collective coll = colls.front();
     std::vector<sim::NcclExplanation> explanations;
     for (ByteCount size : sizes)
-      if (const ByteCount bytes = call_bytes(size, dtype, coll, topo.num_gpus()); bytes > 0)
+      if (const ByteCount bytes = sim::call_bytes(size, dtype, coll, topo.num_gpus()); bytes > 0)
         explanations.push_back(sim::explain_nccl(topo, coll, {bytes, dtype, f.reduction.root}, params));
     const RunMetadata metadata =
         f.format == "json" ? run_metadata(kSimExplainJsonSchema, input_files(topo_file, f.profile)) : RunMetadata{};
@@ -267,7 +261,7 @@ void run(const SimFlags& f) {
   for (const ir::Collective coll : colls) {
     CollectiveRows run{coll, run_title(f, coll, topo, topo_file), {}};
     for (ByteCount size : sizes) {
-      const ByteCount bytes = call_bytes(size, dtype, coll, topo.num_gpus());
+      const ByteCount bytes = sim::call_bytes(size, dtype, coll, topo.num_gpus());
       if (bytes == 0) continue;
       run.rows.push_back(Row{size, bytes, bytes / static_cast<ByteCount>(size_of(dtype)), simulate(coll, bytes, nullptr, params)});
     }

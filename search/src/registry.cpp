@@ -1,5 +1,7 @@
-// The generator registry: one explicit table (name, description, citation, collectives, functions),
-// printed by `ccforge tune --list`. Order is fixed and is the final tie-break when ranking.
+// The generator registry: one explicit table (name, description, citation, collectives, functions, the
+// grid a tune tries and what it feeds the generator), printed by `ccforge tune --list`. Direct and
+// two-shot's chunks are allreduce reduction lanes (8 = one per rank, as the published NDv4/NDv5 allpairs
+// files). Order is fixed and is the final tie-break when ranking.
 #include <algorithm>
 #include <set>
 
@@ -16,32 +18,35 @@ using C = ir::Collective;
 std::vector<GeneratorInfo> make_registry() {
   return {
       {"ring", "ring reduce-scatter/allgather, allreduce = RS+AG; one ring per channel (multi-ring over disjoint NVLink cycles)",
-       "Patarasuk and Yuan, JPDC 2009", {C::AllReduce, C::AllGather, C::ReduceScatter}, &ring_supports, &ring_generate},
+       "Patarasuk and Yuan, JPDC 2009", {C::AllReduce, C::AllGather, C::ReduceScatter}, &ring_supports, &ring_generate,
+       {{1, 2, 4, 8}, {1, 2, 4}, {1}, {1, 4}}, {.channels_are_rings = true}},
       {"chain", "pipelined chain broadcast/reduce along the ring order from root 0, chunks pieces in flight",
-       "NCCL ring broadcast; algorithms.md 8.4", {C::Broadcast, C::Reduce}, &chain_supports, &chain_generate},
+       "NCCL ring broadcast; algorithms.md 8.4", {C::Broadcast, C::Reduce}, &chain_supports, &chain_generate,
+       {{1, 2, 4}, {1, 4}, {1, 4, 8}}, {.channels_are_rings = true}},
       {"direct", "one-shot all-pairs: every rank exchanges its data with every peer in one round",
        "msccl-tools allreduce_1step, allgather_allpairs, alltoall_allpairs", {C::AllReduce, C::AllGather, C::ReduceScatter, C::AllToAll, C::Broadcast, C::Reduce, C::Gather, C::Scatter},
-       &direct_supports, &direct_generate},
+       &direct_supports, &direct_generate, {{1}, {1, 2, 4, 8}, {1, 8}}, {}},
       {"twoshot", "two-shot all-pairs allreduce: direct reduce-scatter then direct allgather",
-       "msccl-tools allreduce_a100_allpairs; algorithms.md 8.1", {C::AllReduce}, &twoshot_supports, &twoshot_generate},
+       "msccl-tools allreduce_a100_allpairs; algorithms.md 8.1", {C::AllReduce}, &twoshot_supports, &twoshot_generate, {{1}, {1, 2, 4, 8}, {1, 8}}, {}},
       {"rd", "recursive doubling (power-of-two ranks): log2 p exchange rounds",
-       "Thakur, Rabenseifner and Gropp, IJHPCA 2005", {C::AllReduce, C::AllGather}, &rd_supports, &rd_generate},
+       "Thakur, Rabenseifner and Gropp, IJHPCA 2005", {C::AllReduce, C::AllGather}, &rd_supports, &rd_generate, {}, {}},
       {"rhd", "recursive halving reduce-scatter; allreduce = halving RS + doubling AG (Rabenseifner)",
-       "Thakur, Rabenseifner and Gropp, IJHPCA 2005", {C::AllReduce, C::ReduceScatter}, &rhd_supports, &rhd_generate},
+       "Thakur, Rabenseifner and Gropp, IJHPCA 2005", {C::AllReduce, C::ReduceScatter}, &rhd_supports, &rhd_generate, {}, {}},
       {"bruck", "Bruck allgather/alltoall: ceil(log2 p) rounds for any p",
-       "Bruck et al., IEEE TPDS 1997", {C::AllGather, C::AllToAll}, &bruck_supports, &bruck_generate},
+       "Bruck et al., IEEE TPDS 1997", {C::AllGather, C::AllToAll}, &bruck_supports, &bruck_generate, {}, {}},
       {"dbtree", "pipelined double binary tree allreduce: two mirrored trees, half the data each",
-       "Sanders, Speck and Traeff, Parallel Computing 2009; NCCL trees", {C::AllReduce}, &dbtree_supports, &dbtree_generate},
+       "Sanders, Speck and Traeff, Parallel Computing 2009; NCCL trees", {C::AllReduce}, &dbtree_supports, &dbtree_generate, {{1}, {1, 2, 4}, {1, 4, 8}}, {}},
       {"bintree", "pipelined binary-tree broadcast/reduce rooted at rank 0",
-       "algorithms.md 8.4", {C::Broadcast, C::Reduce}, &bintree_supports, &bintree_generate},
+       "algorithms.md 8.4", {C::Broadcast, C::Reduce}, &bintree_supports, &bintree_generate, {{1}, {1, 4}, {1, 4, 8}}, {}},
       {"scatter_allgather", "broadcast as direct scatter from root 0 then ring allgather",
-       "Barnett et al. 1994 (van de Geijn); MPICH long-message broadcast", {C::Broadcast}, &scatter_ag_supports, &scatter_ag_generate},
+       "Barnett et al. 1994 (van de Geijn); MPICH long-message broadcast", {C::Broadcast}, &scatter_ag_supports, &scatter_ag_generate, {}, {}},
       {"hierarchical", "two-level: intra-node all-pairs + per-rail inter-node rings; alltoall two-step",
        "Cho et al., BlueConnect, SysML 2019; msccl-tools alltoall_a100_two_step", {C::AllReduce, C::AllGather, C::ReduceScatter, C::AllToAll},
-       &hier_supports, &hier_generate},
+       &hier_supports, &hier_generate, {{1}, {1, 2, 4}, {1, 4, 8}}, {}},  // chunks: allreduce pipeline pieces
       {"treepack", "spanning-tree packing over direct links (needs trees from pack_trees)",
        "Blink, arXiv 1910.04940; ForestColl, arXiv 2402.06787", {C::AllReduce, C::AllGather, C::ReduceScatter, C::Broadcast, C::Reduce},
-       &treepack_supports, &treepack_generate},
+       &treepack_supports, &treepack_generate,
+       {{1}, {1, 2}, {1, 2, 8}}, {.needs_trees = true}},  // chunks 8: deep trees on switch graphs need pipelining
   };
 }
 

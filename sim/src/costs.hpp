@@ -1,13 +1,13 @@
 // The protocol- and architecture-dependent costs the lowerings attach to tasks, read once from the
-// params table so the hot loops see plain numbers.
+// typed constants so the hot loops see plain numbers.
 #pragma once
 
 #include <vector>
 
-#include "ccforge/common/params.hpp"
 #include "ccforge/common/units.hpp"
 #include "ccforge/ir/ir.hpp"
 #include "ccforge/ir/runtime.hpp"
+#include "ccforge/sim/constants.hpp"
 #include "ccforge/topology/topology.hpp"
 
 namespace ccforge::sim {
@@ -18,13 +18,13 @@ struct ProtocolCosts {
   double gpu_bytes_per_s = 0.0;  // wire bytes/s a whole GPU issues in this protocol; 0 = no such cap
   SimTime sync_nvlink, sync_pcie, sync_net;  // per-step protocol cost beyond the route latency
   SimTime base;                  // per-collective launch and teardown
-  SimTime net_proxy;             // host proxy's cost per network transfer (sim.net.proxy_us)
+  SimTime net_proxy;             // host proxy's cost per network transfer
   SimTime net_message;           // the transport's own cost per network message (net/transports.cpp)
 };
 
-ProtocolCosts protocol_costs(const ParamTable& params, ir::Protocol proto, topo::GpuArch arch);
+ProtocolCosts protocol_costs(const SimConstants& params, ir::Protocol proto, topo::GpuArch arch);
 // The same on `topo`'s GPUs and inter-node transport.
-ProtocolCosts protocol_costs(const ParamTable& params, ir::Protocol proto, const topo::Topology& topo);
+ProtocolCosts protocol_costs(const SimConstants& params, ir::Protocol proto, const topo::Topology& topo);
 
 // The MSCCL kernel that runs a file on this topology's GPUs: RCCL's on AMD, msccl-executor-nccl's on
 // NVIDIA (ir::runtime_for_vendor). The two kernels have their own measured costs.
@@ -36,16 +36,16 @@ struct MscclRuntimeCosts {
   SimTime dep_handoff;  // cross-threadblock dependency: publisher's barrier, fence and flag store until the waiter sees it
   SimTime line_forward; // LL/LL128 forwarding step: from a line landing to the same thread storing it to the next peer
 };
-// msccl-executor-nccl: sim.msccl.*; RCCL: its own per-call base sim.rccl.msccl.base_us, the handoffs as
+// msccl-executor-nccl: SimConstants::msccl; RCCL: its own per-call base (SimConstants::rccl), the handoffs as
 // msccl-executor-nccl's (RCCL's kernel is its port; no RCCL measurement isolates them).
-MscclRuntimeCosts msccl_runtime_costs(const ParamTable& params, ir::Runtime runtime);
+MscclRuntimeCosts msccl_runtime_costs(const SimConstants& params, ir::Runtime runtime);
 
 // The protocol costs an MSCCL kernel's primitives run at, protocol_costs unless measured for that
-// kernel: msccl-executor-nccl's threadblock moves at most sim.msccl.tb_bw.LL128.<arch> wire bytes/s in
-// LL128 (sm90); RCCL's moves sim.rccl.msccl.tb_bw.<proto>.<arch> payload bytes/s where fitted (Simple on
-// cdna3) and its LL128 line carries sim.rccl.proto.LL128.wire_efficiency. One description for both the
+// kernel: msccl-executor-nccl's threadblock moves at most ArchConstants::msccl_ll128_tb_bw_gbs wire bytes/s
+// in LL128 (sm90); RCCL's moves ArchConstants::rccl_msccl_tb_bw_gbs payload bytes/s where fitted (Simple on
+// cdna3) and its lines carry RcclMscclConstants::wire_efficiency. One description for both the
 // MSCCL lowering and the RCCL baseline's bundled all-pairs lowering.
-ProtocolCosts msccl_protocol_costs(const ParamTable& params, ir::Protocol proto, const topo::Topology& topo, ir::Runtime runtime);
+ProtocolCosts msccl_protocol_costs(const SimConstants& params, ir::Protocol proto, const topo::Topology& topo, ir::Runtime runtime);
 
 // LL and LL128 receivers poll a flag per line and pass each line on as it lands; Simple hands over
 // whole buffer slots.
@@ -60,13 +60,13 @@ SimTime sync_cost(const ProtocolCosts& costs, topo::PathClass cls);
 SimTime transfer_alpha(const ProtocolCosts& costs, const topo::Route& route, bool with_sync = true);
 
 // Per topology link, the bytes/s its flows share: its rate times link_efficiency for the GPUs' arch.
-std::vector<double> link_capacities(const topo::Topology& topo, const ParamTable& params);
+std::vector<double> link_capacities(const topo::Topology& topo, const SimConstants& params);
 
 // Time to reduce `bytes` locally: two reads and one write through HBM.
-SimTime local_reduce_time(const ParamTable& params, topo::GpuArch arch, double bytes);
-SimTime local_copy_time(const ParamTable& params, topo::GpuArch arch, double bytes);
-// The same with the HBM bandwidth looked up once (sim.hbm_bw.<arch>), for hot loops.
-Bandwidth hbm_bandwidth(const ParamTable& params, topo::GpuArch arch);
+SimTime local_reduce_time(const SimConstants& params, topo::GpuArch arch, double bytes);
+SimTime local_copy_time(const SimConstants& params, topo::GpuArch arch, double bytes);
+// The same with the HBM bandwidth looked up once, for hot loops.
+Bandwidth hbm_bandwidth(const SimConstants& params, topo::GpuArch arch);
 inline SimTime local_reduce_time(Bandwidth hbm, double bytes) { return transfer_time(3.0 * bytes, hbm); }
 inline SimTime local_copy_time(Bandwidth hbm, double bytes) { return transfer_time(2.0 * bytes, hbm); }
 

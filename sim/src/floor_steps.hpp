@@ -35,7 +35,7 @@ struct FloorStep {
 
 class FloorSteps {
  public:
-  FloorSteps(const topo::Topology& topo, const ir::Algorithm& algo, const ParamTable& params);
+  FloorSteps(const topo::Topology& topo, const ir::Algorithm& algo, const SimConstants& params);
 
   // Per tb (ranks, then tbs, by position: the checker ties rank and tb ids to them), its steps.
   const std::vector<std::vector<FloorStep>>& chains() const { return chains_; }

@@ -4,7 +4,7 @@
 
 namespace ccforge::sim {
 
-Lowering::Lowering(const topo::Topology& topo, const ParamTable& params, Trace* trace)
+Lowering::Lowering(const topo::Topology& topo, const SimConstants& params, Trace* trace)
     : topo_(topo),
       params_(params),
       trace_(trace),

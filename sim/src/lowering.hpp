@@ -17,10 +17,10 @@ namespace ccforge::sim {
 
 class Lowering {
  public:
-  Lowering(const topo::Topology& topo, const ParamTable& params, Trace* trace);
+  Lowering(const topo::Topology& topo, const SimConstants& params, Trace* trace);
 
   const topo::Topology& topo() const { return topo_; }
-  const ParamTable& params() const { return params_; }
+  const SimConstants& params() const { return params_; }
   topo::GpuArch arch() const { return topo_.gpu(0).arch; }
   TaskGraph& graph() { return graph_; }
   Trace* trace() { return trace_; }
@@ -70,7 +70,7 @@ class Lowering {
   std::uint32_t issue_resource(int gpu, double capacity);
 
   const topo::Topology& topo_;
-  const ParamTable& params_;
+  const SimConstants& params_;
   Trace* trace_;
   TaskGraph graph_;
   // Paths of the pairs used so far, keyed src * ngpus + dst: a dense table of every pair was 1 GiB at

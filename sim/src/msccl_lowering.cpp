@@ -285,7 +285,7 @@ class MscclLowering {
 struct LoweredCall {
   Lowering low;
   MscclLowering msccl;
-  LoweredCall(const topo::Topology& topo, const ParamTable& params, Trace* trace, const ir::Algorithm& algo,
+  LoweredCall(const topo::Topology& topo, const SimConstants& params, Trace* trace, const ir::Algorithm& algo,
               const ir::StepGraph& steps)
       : low(topo, params, trace), msccl(low, algo, steps) {}
 };
@@ -315,10 +315,10 @@ SimResult simulate_msccl(const topo::Topology& topo, const ir::Algorithm& algo, 
   // Extrapolating, the tile loop is lowered as a loop (its full run too, when no period is proven);
   // otherwise (a trace, or the reference the closed form is tested against) iteration by iteration.
   std::optional<LoweredCall> lowered;
-  lowered.emplace(topo, params.table, trace, algo, steps);
+  lowered.emplace(topo, params.constants, trace, algo, steps);
   MscclLowering::Lowered as = lowered->msccl.lower(chunk_bytes, extrapolate);
   if (as == MscclLowering::Lowered::Failed) {  // the iterations did not fold: lower them all
-    lowered.emplace(topo, params.table, trace, algo, steps);
+    lowered.emplace(topo, params.constants, trace, algo, steps);
     as = lowered->msccl.lower(chunk_bytes, false);
   }
   const bool loop = as == MscclLowering::Lowered::Loop;
@@ -334,7 +334,7 @@ SimResult simulate_msccl(const topo::Topology& topo, const ir::Algorithm& algo, 
     }
     return run;
   });
-  return SimResult{benchmark_iteration_time(stats.makespan + msccl_runtime_costs(params.table, msccl_runtime(topo)).base, params), algo.name,
+  return SimResult{benchmark_iteration_time(stats.makespan + msccl_runtime_costs(params.constants, msccl_runtime(topo)).base, params), algo.name,
                    stats.events, stats.transfers};
 }
 

@@ -38,7 +38,7 @@ constexpr double kRoundingMargin = 1e-9;
 // distinct first iterations.
 class FloorModel {
  public:
-  FloorModel(const topo::Topology& topo, const ir::Algorithm& algo, const ParamTable& params)
+  FloorModel(const topo::Topology& topo, const ir::Algorithm& algo, const SimConstants& params)
       : algo_(algo), steps_(topo, algo, params), graph_(steps_) {}
 
   // The floor at each of `chunk_bytes`. Calls below a tile per chunk each have their own first
@@ -122,7 +122,7 @@ class FloorModel {
 std::vector<SimTime> time_floors(const topo::Topology& topo, const ir::Algorithm& algo, const std::vector<CallSpec>& calls,
                                  const SimParams& params) {
   check_gpu_count(topo, algo);
-  FloorModel model(topo, algo, params.table);
+  FloorModel model(topo, algo, params.constants);
   std::vector<ByteCount> chunk_bytes;
   for (const CallSpec& call : calls)
     chunk_bytes.push_back(ir::executor_bytes(algo.collective, algo.ngpus, call.bytes) /

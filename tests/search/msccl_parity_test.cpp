@@ -132,7 +132,7 @@ TEST(SearchMscclParity, BestCandidateIsNoSlowerThanThePublishedFileInItsBand) {
 }
 
 // Where a winner is the published algorithm but the model misses its measured time by more than 5 %:
-// the bar is not met there (sim/README.md, MSCCL fidelity), and the miss may not grow.
+// the bar is not met there (docs/fidelity-msccl.md), and the miss may not grow.
 struct KnownMiss {
   C collective;
   ByteCount bytes;

@@ -28,7 +28,7 @@ ir::Algorithm counted_rd_generate(const GenRequest& req) {
 }
 
 const GeneratorInfo counted_rd{"rd", "rd, counting its builds", "test", {ir::Collective::AllReduce}, &rd_supports,
-                               &counted_rd_generate};
+                               &counted_rd_generate, {}, {}};
 
 GenRequest allreduce(int ngpus) {
   GenRequest req;

@@ -43,7 +43,7 @@ TEST(SimApi, NcclPicksLatencyProtocolSmallAndNvlsLarge) {
   // NCCL 2.18 has no NVLS allgather; 2.28 does.
   EXPECT_EQ(nccl_choose(ndv5(), ir::Collective::AllGather, 1u << 30, {}, params).algo, NcclAlgo::Ring);
   SimParams v228;
-  v228.table.set("sim.nccl.version", 2.28, "test");
+  set_param(v228, "sim.nccl.version", 2.28, "test");
   EXPECT_NE(nccl_choose(ndv5(), ir::Collective::AllGather, 1024, {}, v228).model_us,
             nccl_choose(ndv5(), ir::Collective::AllGather, 1024, {}, params).model_us);
 }
@@ -95,11 +95,29 @@ TEST(SimApi, EveryBundledEightGpuMsccFileRuns) {
   EXPECT_GE(ran, 5);
 }
 
+// Each declared parameter is bound to a field of its own: setting one by name moves it and no other
+// (two declarations on one field, or a name bound to the wrong field, would fail here).
+TEST(SimApi, EveryParameterNameIsBoundToItsOwnField) {
+  const ParamTable defaults = default_sim_params();
+  for (const Param& p : defaults.all()) {
+    SimParams changed;
+    const double value = p.name == "sim.nccl.version" ? 2.28 : p.value + 1;
+    ASSERT_TRUE(set_param(changed, p.name, value, "test")) << p.name;
+    const ParamTable table = param_table(changed);
+    for (const Param& q : table.all()) {
+      if (q.name == p.name) EXPECT_DOUBLE_EQ(q.value, value) << q.name;
+      else EXPECT_DOUBLE_EQ(q.value, defaults.find(q.name)->value) << p.name << " moved " << q.name;
+    }
+  }
+  SimParams unchanged;
+  EXPECT_FALSE(set_param(unchanged, "sim.tb_bw.LL.sm91", 1.0, "test"));
+}
+
 TEST(SimApi, ProfileOverridesSimParameters) {
   // The profile sets the LL base latency from 6.6 to 1.0 us: a latency-bound 1 KB ring LL allreduce
   // gets exactly 5.6 us faster.
   SimParams tuned;
-  topo::apply_profile(tuned.table, topo::read_profile(kRoot + "/tests/data/sim/faster_ll_profile.xml"), "sim.");
+  apply_profile(kRoot + "/tests/data/sim/faster_ll_profile.xml", tuned);
   const auto ll = *parse_nccl_request("nccl:ring:ll");
   const SimTime base = simulate_nccl(ndv5(), ir::Collective::AllReduce, half(1024), ll, SimParams{}).time;
   const SimTime fast = simulate_nccl(ndv5(), ir::Collective::AllReduce, half(1024), ll, tuned).time;
@@ -138,8 +156,8 @@ TEST(SimApi, ModelFactsAreTypedAndFollowTheParameters) {
   EXPECT_FALSE(knob_param(SimParams{}, Knob::NvlsEfficiency, ndv4.gpu(0).arch));
   // A profile moves the facts: the fitted knob's name is the parameter a profile sets.
   SimParams tuned;
-  tuned.table.set(*knob_param(tuned, Knob::NvlsEfficiency, ndv5().gpu(0).arch), 0.5, "test");
-  tuned.table.set(*knob_param(tuned, Knob::NvlinkEfficiency, ndv5().gpu(0).arch), 0.5, "test");
+  set_param(tuned, *knob_param(tuned, Knob::NvlsEfficiency, ndv5().gpu(0).arch), 0.5, "test");
+  set_param(tuned, *knob_param(tuned, Knob::NvlinkEfficiency, ndv5().gpu(0).arch), 0.5, "test");
   const Model slower = build_model(ndv5(), tuned);
   EXPECT_EQ(*slower.nvls_efficiency, 0.5);
   int slower_links = 0;

@@ -90,8 +90,8 @@ Comparison compare() {
 
 // The NCCL bar (median <= 5 %, worst <= 15 %) holds for the fitted and held-out medians and for the
 // LL files. The worst points are the direct Simple allgather files ag-4m/8m/16m (-21...-29 %) and the
-// direct LL128 ag-2m (-25 %), all held out, and r48ll128 at 2 MB (+18 %, fitted) (sim/README.md, MSCCL
-// fidelity); the bound below is what the model reaches, so that any regression fails.
+// direct LL128 ag-2m (-25 %), all held out, and r48ll128 at 2 MB (+18 %, fitted) (docs/fidelity-msccl.md);
+// the bound below is what the model reaches, so that any regression fails.
 TEST(MscclFidelity, Ndv5AlgorithmFilesMatchPublishedMscclColumn) {
   const Comparison c = compare();
   EXPECT_LE(c.all.median, 0.05);

@@ -19,7 +19,7 @@ topo::Topology load(const std::string& name) {
 }
 
 int channels(const std::string& topology, double version) {
-  return default_nchannels(load(topology), *tuning_tables_for(version));
+  return default_nchannels(load(topology), *tuning_tables_for(nccl_version_of(version)));
 }
 
 TEST(NcclDefaultChannels, H100NvSwitch) {
@@ -34,13 +34,13 @@ TEST(NcclDefaultChannels, H100NvlsGraphPullsFromEveryGpu) {
   // One channel per GPU (min = max = 8 without NICs); each GPU's port carries its 8 channels and its own
   // head's twice: 9 x 40 = 360 fits 2.18's 18 x 20 and 2.19+'s 18 x 20.6 GB/s, 9 x 50 or 60 does not.
   for (double v : {2.18, 2.21, 2.26, 2.28}) {
-    const SearchedGraphs g = searched_graphs(load("dgx-h100.xml"), *tuning_tables_for(v));
+    const SearchedGraphs g = searched_graphs(load("dgx-h100.xml"), *tuning_tables_for(nccl_version_of(v)));
     EXPECT_EQ(g.nvls_channels, 8) << v;
     EXPECT_DOUBLE_EQ(g.nvls_speed, 40.0) << v;
   }
   // No NVLS graph without NVSwitch, on Ampere, or across nodes (NVLSTree takes its heads' NICs).
   for (const char* t : {"ndv4.xml", "dgx1-v100.xml", "ndv5-x2.xml"})
-    EXPECT_EQ(searched_graphs(load(t), *tuning_tables_for(2.28)).nvls_channels, 0) << t;
+    EXPECT_EQ(searched_graphs(load(t), *tuning_tables_for(nccl_version_of(2.28))).nvls_channels, 0) << t;
 }
 
 TEST(NcclDefaultChannels, A100NvSwitch) {
@@ -71,8 +71,8 @@ TEST(NcclDefaultChannels, TwoH100NodesOverNdr) {
 
 TEST(NcclDefaultChannels, MemoizedPerTopology) {
   const topo::Topology t = load("ndv5.xml");
-  EXPECT_EQ(default_nchannels(t, *tuning_tables_for(2.28)), default_nchannels(t, *tuning_tables_for(2.28)));
-  EXPECT_EQ(default_nchannels(load("pcie-4gpu.xml"), *tuning_tables_for(2.18)), 4);  // not another's entry
+  EXPECT_EQ(default_nchannels(t, *tuning_tables_for(nccl_version_of(2.28))), default_nchannels(t, *tuning_tables_for(nccl_version_of(2.28))));
+  EXPECT_EQ(default_nchannels(load("pcie-4gpu.xml"), *tuning_tables_for(nccl_version_of(2.18))), 4);  // not another's entry
 }
 
 TEST(NcclDefaultChannels, NotDerivedIsAClearError) {

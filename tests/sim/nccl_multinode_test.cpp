@@ -34,7 +34,7 @@ CallSpec half(ByteCount bytes) { return CallSpec{bytes, DataType::Half}; }
 
 SimParams nccl_228() {
   SimParams p;
-  p.table.set("sim.nccl.version", 2.28, "test");
+  set_param(p, "sim.nccl.version", 2.28, "test");
   return p;
 }
 
@@ -109,7 +109,7 @@ TEST(NcclMultiNode, TreeAllreduceSendsEveryChannelUpAndDownEachEdgeOnce) {
   // 2 nodes x 8 GPUs: per channel, 7 chain hops per node up and 7 down (28 intra-node sends) and
   // one network edge up and down (2), each carrying the channel's share: totals 28 x and 2 x the buffer.
   const SimParams params;
-  Lowering low(ndv5_x2(), params.table, nullptr);
+  Lowering low(ndv5_x2(), params.constants, nullptr);
   const double bytes = 64.0 * 1024 * 1024;
   nccl::lower_tree(low, nccl::NcclCall{ir::Collective::AllReduce, bytes, ir::Protocol::Simple, 32}, false);
   const Moved m = moved(ndv5_x2(), low);
@@ -133,7 +133,7 @@ TEST(NcclMultiNode, NvlsTreeSendsEachHeadShareUpAndDownEveryTreeEdge) {
   // edge once up and once down: 2 x 15 x the buffer over the network. NVLS ops stay inside nodes.
   const SimParams params;
   const double bytes = 256.0 * 1024 * 1024;
-  Lowering low(ndv5_x16(), params.table, nullptr);
+  Lowering low(ndv5_x16(), params.constants, nullptr);
   nccl::lower_nvls_tree(low, nccl::NcclCall{ir::Collective::AllReduce, bytes, ir::Protocol::Simple, 16}, false);
   EXPECT_NEAR(moved(ndv5_x16(), low).network, 2 * 15 * bytes, 1e-6 * bytes);
 }
@@ -143,7 +143,7 @@ TEST(NcclMultiNode, FoldingSymmetricHeadsIsExact) {
   for (const topo::Topology* topo : {&ndv5_x2(), &ndv5_x16()}) {
     for (double bytes : {1024.0 * 1024, 64.0 * 1024 * 1024}) {
       const nccl::NcclCall call{ir::Collective::AllReduce, bytes, ir::Protocol::Simple, 16};
-      Lowering all(*topo, params.table, nullptr), one(*topo, params.table, nullptr);
+      Lowering all(*topo, params.constants, nullptr), one(*topo, params.constants, nullptr);
       nccl::lower_nvls_tree(all, call, false);
       nccl::lower_nvls_tree(one, call, true);
       EXPECT_LT(one.graph().size() * 4, all.graph().size());  // it did fold (8 heads into 1)
@@ -168,7 +168,7 @@ TEST(NcclMultiNode, FoldingRotatedRingsIsExact) {
                         Case{&ndv5_x2(), ir::Protocol::Simple, ir::Collective::AllGather},
                         Case{&ndv5_x16(), ir::Protocol::Simple, ir::Collective::AllReduce}}) {
     const nccl::NcclCall call{c.coll, 4.0 * 1024 * 1024, c.proto, 32};
-    Lowering all(*c.topo, params.table, nullptr), one(*c.topo, params.table, nullptr);
+    Lowering all(*c.topo, params.constants, nullptr), one(*c.topo, params.constants, nullptr);
     nccl::lower_ring(all, call, false);
     nccl::lower_ring(one, call, true);
     EXPECT_EQ(one.graph().size() * 8 * static_cast<std::size_t>(c.topo->num_nodes()), all.graph().size());  // it did fold
@@ -189,7 +189,7 @@ TEST(NcclMultiNode, FoldingRotatedAndMirroredTreesIsExact) {
       for (double mib : {0.25, 8.0, 37.0}) {
         for (int nchannels : {16, 32}) {
           const nccl::NcclCall call{ir::Collective::AllReduce, mib * 1024 * 1024, proto, nchannels};
-          Lowering all(*topo, params.table, nullptr), one(*topo, params.table, nullptr);
+          Lowering all(*topo, params.constants, nullptr), one(*topo, params.constants, nullptr);
           nccl::lower_tree(all, call, false);
           nccl::lower_tree(one, call, true);
           const std::string what = fmt::format("{} {} {} MiB {} channels", topo->name(), ir::to_string(proto), mib, nchannels);
@@ -208,7 +208,7 @@ TEST(NcclMultiNode, PatAllgatherSendsEachPieceOnceInLog2Rounds) {
   // over the network: 7 x the allgather's total / 8 per rank, 3 sends per rank and chunk.
   const SimParams params = nccl_228();
   const double bytes = 8.0 * 1024 * 1024;
-  Lowering low(one_gpu_x8(), params.table, nullptr);
+  Lowering low(one_gpu_x8(), params.constants, nullptr);
   nccl::lower_pat(low, nccl::NcclCall{ir::Collective::AllGather, bytes, ir::Protocol::Simple, 4});
   const Moved m = moved(one_gpu_x8(), low);
   EXPECT_NEAR(m.network, 7 * bytes, 1e-6 * bytes);

@@ -22,7 +22,7 @@ const topo::Topology& load(const std::string& name) {
 
 nccl::P2pOp op(const std::string& topo, double version, double bytes, int nchannels = 32) {
   const nccl::NcclCall call{ir::Collective::AllToAll, bytes * load(topo).num_gpus(), ir::Protocol::Simple, nchannels};
-  return nccl::p2p_op(call, load(topo), version, bytes);
+  return nccl::p2p_op(call, load(topo), nccl_version_of(version), bytes);
 }
 
 constexpr double kKiB = 1024, kMiB = 1024 * 1024;

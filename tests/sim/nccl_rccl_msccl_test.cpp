@@ -127,8 +127,8 @@ TEST(RcclMscclChoice, ExplicitRequestsAreHonoured) {
 // the base plus twice a share over the link's 8 threadblocks, and grows with the size.
 TEST(RcclMscclChoice, AllPairsSimpleMovesTwoSharesPerLink) {
   const SimParams params;
-  const double tb = params.table.get("sim.rccl.msccl.tb_bw.Simple.cdna3") * 1e9;
-  const double base_us = params.table.get("sim.rccl.msccl.base_us");
+  const double tb = param_value(params, "sim.rccl.msccl.tb_bw.Simple.cdna3").value() * 1e9;
+  const double base_us = param_value(params, "sim.rccl.msccl.base_us").value();
   double previous = 0;
   for (ByteCount bytes : {ByteCount{1} << 20, ByteCount{4} << 20, ByteCount{16} << 20}) {
     const SimResult r = simulate_nccl(load("mi300x.xml"), ir::Collective::AllReduce, {bytes, DataType::Float},
@@ -153,7 +153,7 @@ TEST(RcclMscclKernel, MscclFilesPayTheirRuntimesBase) {
     const double before = simulate(load(topology), algo, call, SimParams{}).time.us();
     for (const char* name : {"sim.rccl.msccl.base_us", "sim.msccl.base_us"}) {
       SimParams raised;
-      raised.table.set(name, raised.table.get(name) + 10, "test");
+      set_param(raised, name, param_value(raised, name).value() + 10, "test");
       const bool own = (std::string(name) == "sim.rccl.msccl.base_us") == rccl;
       EXPECT_NEAR(simulate(load(topology), algo, call, raised).time.us() - before, own ? 10.0 : 0.0, 1e-3) << topology << " " << name;
     }
@@ -166,7 +166,7 @@ TEST(RcclMscclKernel, SimpleFilesOnMi300xMoveAtRcclsThreadblockRate) {
   const CallSpec call{ByteCount{16} << 20, DataType::Float};
   const double before = simulate(load("mi300x.xml"), algo, call, SimParams{}).time.us();
   SimParams halved;
-  halved.table.set("sim.rccl.msccl.tb_bw.Simple.cdna3", halved.table.get("sim.rccl.msccl.tb_bw.Simple.cdna3") / 2, "test");
+  set_param(halved, "sim.rccl.msccl.tb_bw.Simple.cdna3", param_value(halved, "sim.rccl.msccl.tb_bw.Simple.cdna3").value() / 2, "test");
   EXPECT_GT(simulate(load("mi300x.xml"), algo, call, halved).time.us(), 1.5 * before);
 }
 

@@ -39,7 +39,7 @@ struct Lowered {
 
 Lowered lower_and_run(const topo::Topology& topo, const nccl::NcclCall& call, bool fold) {
   const SimParams params;
-  Lowering low(topo, params.table, nullptr);
+  Lowering low(topo, params.constants, nullptr);
   nccl::lower_ring(low, call, fold);
   const std::size_t tasks = low.graph().size();
   return {tasks, low.run().makespan.us()};
@@ -106,11 +106,11 @@ TEST(NcclRingFolding, FallsBackWhereNoBlockRepeats) {
 TEST(NcclRingFolding, BlockIsALeafsNodesOnNdv5X128) {
   const topo::Topology& topo = load("data/topologies/ndv5-x128.xml");
   const SimParams params;
-  Lowering low(topo, params.table, nullptr);
+  Lowering low(topo, params.constants, nullptr);
   const std::vector<int> entries = rail_entries(topo);
   std::vector<std::vector<int>> rings;
   for (int c = 0; c < static_cast<int>(entries.size()); ++c) rings.push_back(multi_node_ring(topo, entries, {}, c));
-  const ProtocolCosts costs = protocol_costs(params.table, ir::Protocol::LL, topo.gpu(0).arch);
+  const ProtocolCosts costs = protocol_costs(params.constants, ir::Protocol::LL, topo.gpu(0).arch);
   const auto fold = nccl::fold_ring(low, costs, rings, true);
   ASSERT_TRUE(fold.has_value());
   EXPECT_EQ(fold->block_nodes, 32);

@@ -1,6 +1,6 @@
 // NCCL's tree under receiver back-pressure (tree.cpp): a sender is never more than NCCL_STEPS chunks
 // ahead of what its receiver has passed on; and where the tree's chunk loop proves a period (2 nodes;
-// across 16 or more it does not, sim/README Limitations) the closed form equals the full simulation.
+// across 16 or more it does not, sim/README.md, Engine limits) the closed form equals the full simulation.
 #include <gtest/gtest.h>
 
 #include <map>
@@ -54,7 +54,7 @@ TEST(NcclTreeSlots, NoSenderRunsMoreThanNcclStepsAheadOfItsReceiver) {
   for (auto proto : {ir::Protocol::Simple, ir::Protocol::LL}) {
     const SimParams params;
     Trace trace;
-    Lowering low(ndv5_x16(), params.table, &trace);
+    Lowering low(ndv5_x16(), params.constants, &trace);
     nccl::lower_tree(low, tree_call(proto), false);
     ASSERT_EQ(low.run().unfinished, 0u);
     const Connections conns = connections(trace, "tree 0 rot");
@@ -89,10 +89,10 @@ TEST(NcclTreeSlots, TwoNodeTreeProvesAPeriodAndTheClosedFormAgrees) {
   // 2 nodes, all 32 channels (folded), 4 GiB of Simple: 256 chunks per channel.
   const SimParams params;
   const nccl::NcclCall call{ir::Collective::AllReduce, 4.0 * 1024 * 1024 * 1024, ir::Protocol::Simple, 32};
-  const std::uint64_t chunks = nccl::tree_chunks(call, ndv5_x2(), params.table);
+  const std::uint64_t chunks = nccl::tree_chunks(call, ndv5_x2(), params.constants);
   ASSERT_EQ(chunks, 256u);
   const auto lower_and_run = [&](std::uint64_t lowered) {
-    Lowering low(ndv5_x2(), params.table, nullptr);
+    Lowering low(ndv5_x2(), params.constants, nullptr);
     nccl::NcclCall cut = call;
     cut.chunks = lowered;
     nccl::lower_tree(low, cut);
@@ -107,7 +107,7 @@ TEST(NcclTreeSlots, TwoNodeTreeProvesAPeriodAndTheClosedFormAgrees) {
 
 SimParams at_version(double version) {
   SimParams params;
-  params.table.set("sim.nccl.version", version, "test");
+  set_param(params, "sim.nccl.version", version, "test");
   return params;
 }
 
@@ -117,17 +117,17 @@ SimParams at_version(double version) {
 TEST(NcclTreeChunk, SimpleShrinksWithTheTreeDepthWhereTheRuntimeDoes) {
   const nccl::NcclCall call{ir::Collective::AllReduce, 4.0 * 1024 * 1024, ir::Protocol::Simple, 16};
   const SimParams v218 = at_version(2.18), v226 = at_version(2.26);
-  EXPECT_EQ(nccl::tree_chunks(call, ndv5_x2(), v218.table), 8u);
-  EXPECT_EQ(nccl::tree_chunks(call, ndv5_x2(), v226.table), 1u);
+  EXPECT_EQ(nccl::tree_chunks(call, ndv5_x2(), v218.constants), 8u);
+  EXPECT_EQ(nccl::tree_chunks(call, ndv5_x2(), v226.constants), 1u);
   // RCCL (MI300X) shrinks whatever NCCL version the tables are read at.
   const topo::Topology& mi300x_x2 = load("../../tests/sim/nccl_mi300x_x2.xml");
-  EXPECT_EQ(nccl::tree_chunks(call, mi300x_x2, v226.table), 8u);
+  EXPECT_EQ(nccl::tree_chunks(call, mi300x_x2, v226.constants), 8u);
   // Large calls keep the step: 1 GiB over 16 channels is 128 steps per channel (>= 64).
   const nccl::NcclCall large{ir::Collective::AllReduce, 1024.0 * 1024 * 1024, ir::Protocol::Simple, 16};
-  EXPECT_EQ(nccl::tree_chunks(large, ndv5_x2(), v218.table), 128u);
+  EXPECT_EQ(nccl::tree_chunks(large, ndv5_x2(), v218.constants), 128u);
   // LL chunks are one step at any size.
   const nccl::NcclCall ll{ir::Collective::AllReduce, 4.0 * 1024 * 1024, ir::Protocol::LL, 16};
-  EXPECT_EQ(nccl::tree_chunks(ll, ndv5_x2(), v218.table), nccl::tree_chunks(ll, ndv5_x2(), v226.table));
+  EXPECT_EQ(nccl::tree_chunks(ll, ndv5_x2(), v218.constants), nccl::tree_chunks(ll, ndv5_x2(), v226.constants));
 }
 
 // Tree LL128's chunk, in every NCCL version: the 614,400-byte step of lines halves while a channel gets
@@ -138,17 +138,17 @@ TEST(NcclTreeChunk, SimpleShrinksWithTheTreeDepthWhereTheRuntimeDoes) {
 TEST(NcclTreeChunk, LL128ShrinksWithTheNodeCountInEveryVersion) {
   const nccl::NcclCall call{ir::Collective::AllReduce, 4.0 * 1024 * 1024, ir::Protocol::LL128, 16};
   const SimParams v218 = at_version(2.18), v226 = at_version(2.26);
-  EXPECT_EQ(nccl::tree_chunks(call, ndv5_x2(), v218.table), 8u);
-  EXPECT_EQ(nccl::tree_chunks(call, ndv5_x2(), v226.table), 8u);
-  EXPECT_EQ(nccl::tree_chunks(call, load("ndv5-x16.xml"), v226.table), 15u);
+  EXPECT_EQ(nccl::tree_chunks(call, ndv5_x2(), v218.constants), 8u);
+  EXPECT_EQ(nccl::tree_chunks(call, ndv5_x2(), v226.constants), 8u);
+  EXPECT_EQ(nccl::tree_chunks(call, load("ndv5-x16.xml"), v226.constants), 15u);
   // 1 GiB over 16 channels: 109 whole steps per channel, no halving: 576,000 B of data, 117 chunks.
   const nccl::NcclCall large{ir::Collective::AllReduce, 1024.0 * 1024 * 1024, ir::Protocol::LL128, 16};
-  EXPECT_EQ(nccl::tree_chunks(large, ndv5_x2(), v218.table), 117u);
+  EXPECT_EQ(nccl::tree_chunks(large, ndv5_x2(), v218.constants), 117u);
   // Up to 2.19 the count is taken in line bytes, from 2.20 in data bytes: 211,968,000 B over 16 channels
   // is 21 whole 614,400-byte steps (< 22.4: halve, 46 chunks of 288,000 B) but 23 of 576,000 (kept: 23).
   const nccl::NcclCall edge{ir::Collective::AllReduce, 211968000.0, ir::Protocol::LL128, 16};
-  EXPECT_EQ(nccl::tree_chunks(edge, ndv5_x2(), v218.table), 46u);
-  EXPECT_EQ(nccl::tree_chunks(edge, ndv5_x2(), v226.table), 23u);
+  EXPECT_EQ(nccl::tree_chunks(edge, ndv5_x2(), v218.constants), 46u);
+  EXPECT_EQ(nccl::tree_chunks(edge, ndv5_x2(), v226.constants), 23u);
 }
 
 // Broadcast and reduce chains move one step (512 KiB of Simple) per chunk (NCCL's BROADCAST_/REDUCE_

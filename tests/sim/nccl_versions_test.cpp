@@ -32,7 +32,7 @@ const topo::Topology& one_gpu_x8() { return load("tests/sim/nccl_h100_1gpu_x8.xm
 
 SimParams version(double v) {
   SimParams p;
-  p.table.set("sim.nccl.version", v, "test");
+  set_param(p, "sim.nccl.version", v, "test");
   return p;
 }
 
@@ -46,7 +46,7 @@ std::string chosen(const topo::Topology& t, ir::Collective coll, ByteCount bytes
 
 TEST(NcclVersions, ConstantsAreTheTagsValues) {
   // Each line: a value read in src/graph/tuning.cc or topo.h at the tag named.
-  const nccl::TuningConstants& v218 = *tuning_tables_for(2.18);  // v2.18.3-1
+  const nccl::TuningConstants& v218 = *tuning_tables_for(nccl_version_of(2.18));  // v2.18.3-1
   EXPECT_EQ(v218.hw_lat[kHwNvlink][nccl::kTree][kSimple], 4.0);
   EXPECT_EQ(v218.ll_max_bw[kHopper][0], 87.7);
   EXPECT_EQ(v218.base_lat[nccl::kNvls][kSimple], 23.0);
@@ -54,7 +54,7 @@ TEST(NcclVersions, ConstantsAreTheTagsValues) {
   EXPECT_FALSE(v218.nvls_all_gather);
   EXPECT_EQ(v218.pat_bw_factor, 0.0);
 
-  const nccl::TuningConstants& v221 = *tuning_tables_for(2.21);  // v2.21.5-1
+  const nccl::TuningConstants& v221 = *tuning_tables_for(nccl_version_of(2.21));  // v2.21.5-1
   EXPECT_EQ(v221.hw_lat[kHwNvlink][nccl::kTree][kSimple], 28.0);
   EXPECT_EQ(v221.hw_lat[kHwNvlink][nccl::kNvls][kSimple], 25.0);
   EXPECT_EQ(v221.hw_lat[kHwNet][nccl::kNvlsTree][kSimple], 14.0);
@@ -63,35 +63,36 @@ TEST(NcclVersions, ConstantsAreTheTagsValues) {
   EXPECT_EQ(v221.nvlink_bw_per_link[kHopper], 20.6);
   EXPECT_TRUE(v221.nvls_all_gather);
   EXPECT_EQ(v221.pat_bw_factor, 0.0);
-  EXPECT_EQ(tuning_tables_for(2.22), &v221);  // v2.22.3-1: same numbers and formulas
+  EXPECT_EQ(tuning_tables_for(nccl_version_of(2.22)), &v221);  // v2.22.3-1: same numbers and formulas
 
-  const nccl::TuningConstants& v223 = *tuning_tables_for(2.23);  // v2.23.4-1
+  const nccl::TuningConstants& v223 = *tuning_tables_for(nccl_version_of(2.23));  // v2.23.4-1
   EXPECT_EQ(v223.hw_lat[kHwNvlink][nccl::kTree][kSimple], 4.0);
   EXPECT_EQ(v223.hw_lat[kHwNet][nccl::kTree][kSimple], 14.0);
   EXPECT_EQ(v223.base_lat[nccl::kTree][kSimple], 8.4);
   EXPECT_EQ(v223.pat_bw_factor, 0.85);
   EXPECT_EQ(v223.ll_max_bw[kBlackwell][0], 141.0);  // no Blackwell row yet
 
-  const nccl::TuningConstants& v226 = *tuning_tables_for(2.26);  // v2.26.6-1
+  const nccl::TuningConstants& v226 = *tuning_tables_for(nccl_version_of(2.26));  // v2.26.6-1
   EXPECT_EQ(v226.ll_max_bw[kBlackwell][0], 282.0);
   EXPECT_EQ(v226.per_ch_max_tree_bw[kBlackwell][1], 2 * 41.4);
   EXPECT_EQ(v226.nvlink_bw_per_link[kBlackwell], 40.0);
   EXPECT_EQ(v226.pat_bw_factor, 0.75);
 
-  const nccl::TuningConstants& v227 = *tuning_tables_for(2.27);  // v2.27.7-1
+  const nccl::TuningConstants& v227 = *tuning_tables_for(nccl_version_of(2.27));  // v2.27.7-1
   EXPECT_EQ(v227.nvlink_bw_per_link[kBlackwell], 40.1);
   EXPECT_EQ(v227.nvls_model, nccl::NvlsModel::kGatherCapped);
 
-  const nccl::TuningConstants& v228 = *tuning_tables_for(2.28);  // v2.28.9-1
+  const nccl::TuningConstants& v228 = *tuning_tables_for(nccl_version_of(2.28));  // v2.28.9-1
   EXPECT_EQ(v228.hw_lat[kHwNet][nccl::kNvlsTree][kSimple], 20.9);
   EXPECT_EQ(v228.nvls_efficiency[kHopper], 0.85);
   EXPECT_EQ(v228.per_ch_max_ring_ll128_bw[kBlackwell][1], 34.6);
 }
 
 TEST(NcclVersions, PatchReleasesMapToTheirMinorAndOthersAreRefused) {
-  EXPECT_EQ(tuning_tables_for(2.26), tuning_tables_for(2.260));
-  for (double missing : {2.17, 2.19, 2.20, 2.24, 2.25, 2.29, 2.262, 3.18}) {
-    EXPECT_EQ(tuning_tables_for(missing), nullptr) << missing;
+  EXPECT_EQ(tuning_tables_for(parse_nccl_version("2.26.6", "test")), tuning_tables_for({2, 26}));
+  for (const NcclVersion missing : {NcclVersion{2, 17}, NcclVersion{2, 19}, NcclVersion{2, 20}, NcclVersion{2, 24},
+                                    NcclVersion{2, 25}, NcclVersion{2, 29}, NcclVersion{3, 18}}) {
+    EXPECT_EQ(tuning_tables_for(missing), nullptr) << missing.major << "." << missing.minor;
   }
   try {
     chosen(ndv5(), ir::Collective::AllReduce, 1024, 2.24);

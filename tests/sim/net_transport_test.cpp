@@ -81,9 +81,9 @@ TEST(NetTransport, ProfileOverridesAndIsBoundToItsTransport) {
   SimParams p = at("2.26.2");
   const NcclRequest tree_ll{NcclAlgo::Tree, ir::Protocol::LL};
   const double own = allreduce_us(load("p5-x2.xml"), 4096, p, tree_ll);
-  p.table.set("sim.net.message_us", 0.0, "test profile");
+  set_param(p, "sim.net.message_us", 0.0, "test profile");
   EXPECT_LT(allreduce_us(load("p5-x2.xml"), 4096, p, tree_ll), own - 20);
-  p.table.set("sim.net.transport", net::transport_profile_value(topo::TransportKind::Efa), "test profile");
+  set_param(p, "sim.net.transport", net::transport_profile_value(topo::TransportKind::Efa), "test profile");
   EXPECT_NO_THROW(allreduce_us(load("p5-x2.xml"), 4096, p, tree_ll));
   try {
     allreduce_us(load("ndv5-x2.xml"), 4096, p, tree_ll);

@@ -91,7 +91,7 @@ TEST(NcclEnv, DefaultChannelsAreNcclsOwnSearch) {
   EXPECT_EQ(nccl_choose(ndv5(), ir::Collective::AllReduce, big, ring, SimParams{}).nchannels, 24);
   EXPECT_EQ(nccl_choose(ndv5(), ir::Collective::AllReduce, big, ring, with_env({"NCCL_MIN_NCHANNELS=32"})).nchannels, 32);
   SimParams given = with_env({"NCCL_MAX_NCHANNELS=10"});
-  given.table.set("sim.nccl.nchannels", 12, "test");
+  set_param(given, "sim.nccl.nchannels", 12, "test");
   EXPECT_EQ(nccl_choose(ndv5(), ir::Collective::AllReduce, big, ring, given).nchannels, 10);
   given.nccl.max_channels.reset();
   EXPECT_EQ(nccl_choose(ndv5(), ir::Collective::AllReduce, big, ring, given).nchannels, 12);
@@ -101,7 +101,7 @@ TEST(LaunchMode, OneThreadDrivingEightGpusIsHostBoundAtSmallSizes) {
   SimParams mpi;
   SimParams one_thread;
   one_thread.launch.gpus_per_thread = 8;
-  const double host_us = 8 * one_thread.table.get("sim.launch.host_per_gpu_us");
+  const double host_us = 8 * param_value(one_thread, "sim.launch.host_per_gpu_us").value();
   const CallSpec small{1024, DataType::Float};
   const double device_us = simulate_nccl(ndv5(), ir::Collective::AllReduce, small, {}, mpi).time.us();
   ASSERT_LT(device_us, host_us);
@@ -113,9 +113,11 @@ TEST(LaunchMode, OneThreadDrivingEightGpusIsHostBoundAtSmallSizes) {
 }
 
 TEST(NcclVersionFlag, ParsesWhatNcclPrints) {
-  EXPECT_DOUBLE_EQ(parse_nccl_version("2.26.2", "--nccl-version"), 2.26);
-  EXPECT_DOUBLE_EQ(parse_nccl_version("2.18", "--nccl-version"), 2.18);
-  EXPECT_DOUBLE_EQ(parse_nccl_version("2.3.7", "--nccl-version"), 2.03);
+  EXPECT_EQ(parse_nccl_version("2.26.2", "--nccl-version"), (NcclVersion{2, 26}));
+  EXPECT_EQ(parse_nccl_version("2.18", "--nccl-version"), (NcclVersion{2, 18}));
+  EXPECT_EQ(parse_nccl_version("2.3.7", "--nccl-version"), (NcclVersion{2, 3}));
+  EXPECT_DOUBLE_EQ(nccl_version_number({2, 3}), 2.03);  // as profiles write it
+  EXPECT_EQ(nccl_version_of(2.03), (NcclVersion{2, 3}));
   EXPECT_THROW(parse_nccl_version("2", "--nccl-version"), DiagError);
   EXPECT_THROW(parse_nccl_version("v2.26", "--nccl-version"), DiagError);
 }

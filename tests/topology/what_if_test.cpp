@@ -152,5 +152,24 @@ TEST(WhatIf, CuttingAGpuOffIsAnError) {
             std::string::npos);
 }
 
+// What a part derives from a topology (sim's NCCL channel search) stays with that topology: made once,
+// shared by its copies, and never handed to a what-if variant, even one whose links add up the same.
+TEST(WhatIf, DerivedValuesStayWithTheirTopology) {
+  const Topology healthy = load_topology(bundled("ndv5-x2.xml"));
+  const Topology a = changed(healthy, {"nic:n0/mlx5_0"});
+  const Topology b = changed(healthy, {"nic:n0/mlx5_1"});
+  static const int key = 0;
+  int made = 0;
+  const auto make = [&] { return std::make_shared<const int>(++made); };
+  const auto value = [&](const Topology& t) { return *static_cast<const int*>(t.derived(&key, make).get()); };
+  EXPECT_EQ(value(healthy), 1);
+  const Topology copy = healthy;  // NOLINT(performance-unnecessary-copy-initialization): copies share it
+  EXPECT_EQ(value(copy), 1);
+  EXPECT_EQ(value(a), 2);
+  EXPECT_EQ(value(b), 3);
+  EXPECT_EQ(value(a), 2);
+  EXPECT_EQ(made, 3);
+}
+
 }  // namespace
 }  // namespace ccforge::topo

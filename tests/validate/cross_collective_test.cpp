@@ -49,7 +49,7 @@ Errors predict(const std::string& log, const sim::SimParams& conditions, const s
   sim::SimParams params = conditions;
   for (const Param& p : fitted) {
     if (p.name.starts_with("link.")) load.profile.push_back({p.name, p.value, SourceLoc{"fitted", 0}});
-    else params.table.set(p.name, p.value, p.source);
+    else set_param(params, p.name, p.value, p.source);
   }
   const topo::Topology topology = topo::load_topology(kNdv5, load);
   std::vector<double> errors;
@@ -116,13 +116,13 @@ TEST(CrossCollective, RingForcedProfileLeavesNvlsTermsAtDefaults) {
   for (const Param& p : r.fitted) {
     fmt::print("fitted {} = {:.4g}\n", p.name, p.value);
     EXPECT_EQ(p.name.find("nvls"), std::string::npos) << p.name << " fitted to ring-only data";
-    if (!p.name.starts_with("link.")) calibrated.table.set(p.name, p.value, p.source);
+    if (!p.name.starts_with("link.")) set_param(calibrated, p.name, p.value, p.source);
   }
   int nvls_params = 0;
   for (const FitParam& p : options.params) {
     if (p.name.find("nvls") == std::string::npos) continue;
     ++nvls_params;
-    EXPECT_DOUBLE_EQ(calibrated.table.get(p.name), defaults.table.get(p.name)) << p.name;
+    EXPECT_DOUBLE_EQ(param_value(calibrated, p.name).value(), param_value(defaults, p.name).value()) << p.name;
   }
   EXPECT_GE(nvls_params, 2);
 }

@@ -37,6 +37,8 @@ struct LogCase {
   ir::Collective collective = ir::Collective::AllReduce;
   // The NCCL version where the log prints none but its source names it (--nccl-version).
   const char* nccl_version = nullptr;
+  // The NCCL version whose tables stand in when the simulator has none for the log's (said beside it).
+  const char* tables = nullptr;
 };
 
 struct Errors {
@@ -69,6 +71,7 @@ Prediction predict(const LogCase& c) {
   params.launch.gpus_per_thread = conditions.gpus_per_thread;
   if (conditions.nccl_version) sim::set_nccl_version(params, sim::parse_nccl_version(*conditions.nccl_version, log));
   if (c.nccl_version) sim::set_nccl_version(params, sim::parse_nccl_version(c.nccl_version, log));
+  if (c.tables) sim::set_nccl_version(params, sim::parse_nccl_version(c.tables, log));
   for (const char* env : c.env) sim::apply_nccl_env(env, params.nccl, log);
   std::vector<double> all, held_out;
   for (const Measurement& m : read_nccl_tests_log(log, c.collective)) {
@@ -190,6 +193,23 @@ TEST(LogFidelity, A100NodeAtDefaults) {
 // at 512 KB). Before the RCCL path: 10.1 % / 82.7 %.
 TEST(LogFidelity, Mi300xNodeAtDefaults) {
   expect_within({"mi300x_8gpu_1node_allreduce.log", "mi300x.xml", {}, 24, 10.0, 30.0, {{1024, 65536}, {4194304, 16777216}}});
+}
+
+// alltoall on one H100 node, NCCL defaults, one process per GPU, double, 32 MB-16 GB: two nodes of two
+// clusters (tests/data/SOURCES.md); nothing was fitted on them. The 2.29.2 log runs on 2.28's tables (the
+// simulator has none for 2.29; alltoall is p2p, which NCCL does not tune). Not at the issue's bar: every
+// row is simulated fast, 6-15 % (32-512 MB -10...-15 %, 1-16 GB -6...-9 %; sim/README.md "alltoall on one
+// H100 node"). Achieved: 2.28.7 9.9 % / 14.9 % (256 MB), 2.29.2 10.5 % / 14.6 % (256 MB). Held at the
+// achieved values plus a margin, so a regression fails.
+TEST(LogFidelity, H100AlltoallAtDefaults) {
+  const std::pair<const char*, const char*> logs[] = {{"h100_8gpu_1node_alltoall_nccl228.log", nullptr},
+                                                      {"h100_8gpu_1node_alltoall_nccl229.log", "2.28"}};
+  for (const auto& [log, tables] : logs) {
+    LogCase c{log, "dgx-h100.xml", {}, 10, 11.0, 16.0};
+    c.collective = ir::Collective::AllToAll;
+    c.tables = tables;
+    expect_within(c);
+  }
 }
 
 }  // namespace

@@ -48,4 +48,15 @@ const Route& Topology::route(int src_rank, int dst_rank) const {
 
 std::size_t Topology::cached_routes() const { return impl_->routes.size(); }
 
+std::shared_ptr<const void> Topology::derived(const void* key, const std::function<std::shared_ptr<const void>()>& make) const {
+  {
+    const std::lock_guard<std::mutex> lock(impl_->derived_mutex);
+    if (const auto it = impl_->derived.find(key); it != impl_->derived.end()) return it->second;
+  }
+  // Made unlocked, so that a slow derivation does not hold up other keys; the first one stored wins.
+  std::shared_ptr<const void> value = make();
+  const std::lock_guard<std::mutex> lock(impl_->derived_mutex);
+  return impl_->derived.emplace(key, std::move(value)).first->second;
+}
+
 }  // namespace ccforge::topo

@@ -1,10 +1,14 @@
-// The data behind a Topology: frozen graph, link model and the routes asked for so far.
+// The data behind a Topology: frozen graph, link model, the routes asked for so far and what other
+// parts derived from it.
 #pragma once
 
 #include "graph_data.hpp"
 #include "route_cache.hpp"
 #include "routes.hpp"
 
+#include <map>
+#include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -21,6 +25,8 @@ struct Topology::Impl {
   NetTransport transport;
   RouteFinder finder;  // refers to `graph`, so Impl is neither copied nor moved
   RouteCache routes;   // refers to `finder`
+  mutable std::mutex derived_mutex;
+  mutable std::map<const void*, std::shared_ptr<const void>> derived;  // Topology::derived
 };
 
 }  // namespace ccforge::topo

@@ -43,13 +43,14 @@ std::vector<PointChange> Comparison::slower_than(double threshold_pct) const {
   return slower;
 }
 
-Comparison compare_tables(const TimedTable& before, const TimedTable& after) {
+Comparison compare_tables(const TimedTable& before, const TimedTable& after, bool across_machines) {
   if (before.kind != after.kind)
     fail_at(after.source, 0, fmt::format("is {} but {} is {}", kind_name(after.kind), before.source, kind_name(before.kind)),
             "compare two of the same kind");
-  if (!before.machine.empty() && !after.machine.empty() && before.machine != after.machine)
+  if (!across_machines && !before.machine.empty() && !after.machine.empty() && before.machine != after.machine)
     fail_at(after.source, 0, fmt::format("was tuned for {} but {} for {}", after.machine, before.source, before.machine),
-            "compare two runs of one machine; a what-if of it, with --fail or --degrade, counts as the same");
+            "compare two runs of one machine (a what-if of it, with --fail or --degrade, counts as the same), or "
+            "say --across-machines");
   // The factors are printed to 0.001 Gb/s; 1 % apart is far beyond that rounding for any row ccforge writes.
   if (before.bus_factor && after.bus_factor && std::abs(*before.bus_factor - *after.bus_factor) > 0.01 * *before.bus_factor)
     fail_at(after.source, 0,

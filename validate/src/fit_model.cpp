@@ -25,7 +25,7 @@ Eigen::VectorXd FitModel::initial() const {
   for (std::size_t k = 0; k < params_.size(); ++k) {
     const FitParam& p = params_[k];
     const bool link = p.name.starts_with("link.");
-    const double v = link ? link_defaults_.get(p.name) : base_.table.get(p.name);
+    const double v = link ? link_defaults_.get(p.name) : sim::param_value(base_, p.name).value();
     u[static_cast<Eigen::Index>(k)] = std::clamp((v - p.lower) / (p.upper - p.lower), 0.0, 1.0);
   }
   return u;
@@ -39,7 +39,7 @@ Eigen::VectorXd FitModel::simulated(const Eigen::VectorXd& u) const {
     if (name.starts_with("link."))
       load.profile.push_back({name, value(k, u[k]), SourceLoc{"calibrate", 0}});
     else
-      params.table.set(name, value(k, u[k]), "calibrate");
+      sim::set_param(params, name, value(k, u[k]), "calibrate");
   }
   const topo::Topology topology = topo::load_topology(topology_file_, load);
   Eigen::VectorXd out(static_cast<Eigen::Index>(points_.size()));
@@ -56,9 +56,10 @@ Eigen::VectorXd FitModel::residuals(const Eigen::VectorXd& u) const {
 
 std::vector<Param> FitModel::params_at(const Eigen::VectorXd& u, const std::string& source) const {
   std::vector<Param> out;
+  const ParamTable sim_params = sim::param_table(base_);
   for (Eigen::Index k = 0; k < u.size(); ++k) {
     const std::string& name = params_[static_cast<std::size_t>(k)].name;
-    const Param* known = name.starts_with("link.") ? link_defaults_.find(name) : base_.table.find(name);
+    const Param* known = name.starts_with("link.") ? link_defaults_.find(name) : sim_params.find(name);
     out.push_back({name, value(k, u[k]), known->unit, source.empty() ? known->source : source});
   }
   return out;

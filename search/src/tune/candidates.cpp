@@ -1,7 +1,5 @@
-// The candidate grid: which parameter combinations of each generator the tuner tries. Grids are small
-// on purpose (the tune must finish in seconds for 8 GPUs); each value is a knob the executor exposes:
-// channels (rings), instances (replication over fresh channels, as the published NDv4/NDv5 files use
-// 2-8), chunks (pipeline depth for chains and trees).
+// The candidates of a tune: every point of each generator's grid (GeneratorInfo::grid, in the registry),
+// built once, proven, and relabelled per protocol.
 
 #include <algorithm>
 #include <array>
@@ -22,25 +20,6 @@ namespace ccforge::search {
 
 namespace {
 
-struct Grid {
-  std::vector<int> channels{1};
-  std::vector<int> instances{1};
-  std::vector<int> chunks{1};
-  std::vector<int> spread{1};
-};
-
-Grid grid_for(std::string_view generator) {
-  if (generator == "ring") return {{1, 2, 4, 8}, {1, 2, 4}, {1}, {1, 4}};
-  if (generator == "chain") return {{1, 2, 4}, {1, 4}, {1, 4, 8}};
-  // chunks: allreduce reduction lanes (8 = one per rank, as the published NDv4/NDv5 allpairs files).
-  if (generator == "direct" || generator == "twoshot") return {{1}, {1, 2, 4, 8}, {1, 8}};
-  if (generator == "dbtree") return {{1}, {1, 2, 4}, {1, 4, 8}};
-  if (generator == "bintree") return {{1}, {1, 4}, {1, 4, 8}};
-  if (generator == "treepack") return {{1}, {1, 2}, {1, 2, 8}};  // 8: deep trees on switch graphs need pipelining
-  if (generator == "hierarchical") return {{1}, {1, 2, 4}, {1, 4, 8}};  // chunks: allreduce pipeline pieces
-  return {{1}, {1, 2, 4}, {1}};  // rd, rhd, bruck, scatter_allgather
-}
-
 constexpr int kMostRings = 8;
 
 // Shared inputs of every request for this topology.
@@ -53,14 +32,12 @@ bool offers(const GeneratorInfo& gen, ir::Collective coll) {
   return std::find(gen.collectives.begin(), gen.collectives.end(), coll) != gen.collectives.end();
 }
 
-bool uses_trees(const GeneratorInfo& gen) { return gen.name == "treepack"; }
-
 TopologyInputs topology_inputs(const topo::Topology& topo, ir::Collective coll) {
   TopologyInputs inputs;
   inputs.rings = find_rings(topo, kMostRings);
   // Trees are packed only for collectives a tree generator builds (not alltoall, gather, scatter).
   const auto& gens = generators();
-  if (std::any_of(gens.begin(), gens.end(), [&](const GeneratorInfo& g) { return uses_trees(g) && offers(g, coll); }))
+  if (std::any_of(gens.begin(), gens.end(), [&](const GeneratorInfo& g) { return g.traits.needs_trees && offers(g, coll); }))
     inputs.tree_sets = synthesis_tree_sets(topo, coll);
   return inputs;
 }
@@ -88,10 +65,10 @@ Candidate relabelled(const Candidate& simple, const GenRequest& req) {
 // Every point of the generator's grid, in the order candidates are listed (protocol left Simple).
 std::vector<GenRequest> grid_requests(const GeneratorInfo& gen, const topo::Topology& topo, ir::Collective coll,
                                       const TopologyInputs& inputs, std::size_t tree_set) {
-  Grid grid = grid_for(gen.name);
+  CandidateGrid grid = gen.grid;
   // Direct-connect graphs may have a ring count outside the grid (DGX-1: 6): try all of them too.
   const int rings_found = static_cast<int>(inputs.rings.size());
-  if ((gen.name == "ring" || gen.name == "chain") && rings_found > 0 &&
+  if (gen.traits.channels_are_rings && rings_found > 0 &&
       std::find(grid.channels.begin(), grid.channels.end(), rings_found) == grid.channels.end())
     grid.channels.push_back(rings_found);
   std::vector<GenRequest> requests;
@@ -108,7 +85,7 @@ std::vector<GenRequest> grid_requests(const GeneratorInfo& gen, const topo::Topo
           req.chunks = k;
           req.spread = spread;
           req.rings = inputs.rings;
-          if (uses_trees(gen)) req.trees = inputs.tree_sets[tree_set];
+          if (gen.traits.needs_trees) req.trees = inputs.tree_sets[tree_set];
           requests.push_back(std::move(req));
         }
   return requests;
@@ -347,7 +324,7 @@ std::vector<CandidateSet> enumerate_candidates(const topo::Topology& topo, const
   for (std::size_t c = 0; c < colls.size(); ++c)
     for (const GeneratorInfo& gen : generators()) {
       if (!offers(gen, colls[c])) continue;
-      const std::size_t tree_choices = uses_trees(gen) ? inputs[c].tree_sets.size() : 1;
+      const std::size_t tree_choices = gen.traits.needs_trees ? inputs[c].tree_sets.size() : 1;
       for (std::size_t ts = 0; ts < tree_choices; ++ts)
         groups.push_back(GridGroup{c, &gen, ts, grid_requests(gen, topo, colls[c], inputs[c], ts), {}});
     }

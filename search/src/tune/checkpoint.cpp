@@ -123,7 +123,8 @@ std::string_view last_part(std::string_view key) { return key.substr(key.rfind('
 std::string fingerprint(const topo::Topology& topo, const TuneOptions& options, const sim::SimParams& params) {
   std::string f = topo.name() + "|" + to_string(options.dtype) + "|";
   for (ByteCount b : options.sizes) f += std::to_string(b) + ",";
-  for (const ParamTable* table : {&topo.link_params(), &params.table})
+  const ParamTable sim_params = sim::param_table(params);
+  for (const ParamTable* table : {&topo.link_params(), &sim_params})
     for (const Param& p : table->all()) f += "|" + p.name + "=" + fmt::format("{}", p.value);
   return f;
 }

@@ -2,45 +2,16 @@
 
 #include <fmt/core.h>
 
+#include "ccforge/sim/nccl_numbering.hpp"
+
 
 namespace ccforge::search {
 namespace {
 
-// ncclFunc_t of the collectives NCCL asks a tuner about; -1 for the grouped send/recv ones.
-int nccl_func(ir::Collective c) {
-  switch (c) {
-    case ir::Collective::Broadcast:
-      return CCF_NCCL_FUNC_BROADCAST;
-    case ir::Collective::Reduce:
-      return CCF_NCCL_FUNC_REDUCE;
-    case ir::Collective::AllGather:
-      return CCF_NCCL_FUNC_ALLGATHER;
-    case ir::Collective::ReduceScatter:
-      return CCF_NCCL_FUNC_REDUCESCATTER;
-    case ir::Collective::AllReduce:
-      return CCF_NCCL_FUNC_ALLREDUCE;
-    default:
-      return -1;
-  }
-}
-
+// NCCL's numbering (sim/nccl_numbering.hpp); nccl_space never offers p2p, whose index would be undefined.
 int nccl_algo(sim::NcclAlgo a) {
-  switch (a) {
-    case sim::NcclAlgo::Tree:
-      return CCF_NCCL_ALGO_TREE;
-    case sim::NcclAlgo::Nvls:
-      return CCF_NCCL_ALGO_NVLS;
-    case sim::NcclAlgo::NvlsTree:
-      return CCF_NCCL_ALGO_NVLS_TREE;
-    case sim::NcclAlgo::Pat:
-      return CCF_NCCL_ALGO_PAT;
-    default:
-      return CCF_NCCL_ALGO_RING;  // nccl_space never offers p2p
-  }
-}
-
-int nccl_proto(ir::Protocol p) {
-  return p == ir::Protocol::LL ? CCF_NCCL_PROTO_LL : p == ir::Protocol::LL128 ? CCF_NCCL_PROTO_LL128 : CCF_NCCL_PROTO_SIMPLE;
+  const int index = sim::nccl_algo_index(a);
+  return index == CCF_NCCL_ALGO_UNDEF ? CCF_NCCL_ALGO_RING : index;
 }
 
 std::string gain_range(double lo, double hi) {
@@ -61,11 +32,11 @@ nlohmann::json point_json(const sim::NcclPointTime& p) {
 std::vector<tuner_conf::Rule> nccl_tuner_rules(const TuneResult& result) {
   std::vector<tuner_conf::Rule> rules;
   for (const CollectiveTune& ct : result.collectives) {
-    const int func = nccl_func(ct.collective);
+    const int func = sim::nccl_func_index(ct.collective);
     if (func < 0) continue;
     for (const NcclTunerBand& b : ct.nccl_space.bands)
       rules.push_back({func, b.min_bytes, b.max_bytes, result.nodes, result.ranks_per_node, nccl_algo(b.point.algo),
-                       nccl_proto(b.point.proto), b.default_channels ? 0 : b.point.nchannels});
+                       sim::nccl_proto_index(b.point.proto), b.default_channels ? 0 : b.point.nchannels});
   }
   return rules;
 }

@@ -43,11 +43,9 @@
 #include <cmath>
 #include <functional>
 #include <limits>
-#include <map>
-#include <mutex>
+#include <memory>
 #include <span>
 #include <string>
-#include <tuple>
 #include <vector>
 
 #include <fmt/core.h>
@@ -282,24 +280,11 @@ SearchedGraphs search_graphs(const topo::Topology& topo, const TuningConstants& 
 }  // namespace
 
 SearchedGraphs searched_graphs(const topo::Topology& topo, const TuningConstants& tables) {
-  // Keyed by what the search reads, so that every view of one topology reuses one search (a mesh's ring
-  // search is the costly part) and a topology rebuilt with other links does not.
-  using Key = std::tuple<std::string, int, int, std::size_t, double, double, const TuningConstants*>;
-  double link_sum = 0.0;
-  for (const topo::Link& l : topo.links()) link_sum += l.bandwidth.gbps();
-  const topo::GpuInfo& g = topo.gpu(0);
-  const Key key{topo.source_file(), topo.num_gpus(), topo.num_nodes(), topo.links().size(), link_sum,
-                g.nic_bandwidth.gbps() + g.pcie_bandwidth.gbps(), &tables};
-  static std::mutex mutex;
-  static std::map<Key, SearchedGraphs> memo;
-  {
-    const std::lock_guard<std::mutex> lock(mutex);
-    if (const auto it = memo.find(key); it != memo.end()) return it->second;
-  }
-  const SearchedGraphs found = search_graphs(topo, tables);
-  const std::lock_guard<std::mutex> lock(mutex);
-  memo.emplace(key, found);
-  return found;
+  // Kept with the topology, one search per version's tables, so that every simulation on one topology
+  // reuses it (a mesh's ring search is the costly part) and a topology built otherwise does not.
+  const std::shared_ptr<const void> found =
+      topo.derived(&tables, [&] { return std::make_shared<const SearchedGraphs>(search_graphs(topo, tables)); });
+  return *static_cast<const SearchedGraphs*>(found.get());
 }
 
 int default_nchannels(const topo::Topology& topo, const TuningConstants& tables) {

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "ccforge/common/diag.hpp"
+#include "ccforge/sim/nccl_numbering.hpp"
 #include "ccforge/sim/sim.hpp"
 
 namespace ccforge::sim {
@@ -102,26 +103,20 @@ std::string parse_path_level(std::string_view name, std::string_view value, std:
   return std::string(value);
 }
 
-int function_index(ir::Collective coll) {
+}  // namespace
+
+int nccl_func_index(ir::Collective coll) {
   switch (coll) {
-    case ir::Collective::Broadcast:
-      return 0;
-    case ir::Collective::Reduce:
-      return 1;
-    case ir::Collective::AllGather:
-      return 2;
-    case ir::Collective::ReduceScatter:
-      return 3;
-    case ir::Collective::AllReduce:
-      return 4;
-    default:
-      return -1;  // send/recv based: NCCL_ALGO/NCCL_PROTO do not apply
+    case ir::Collective::Broadcast: return CCF_NCCL_FUNC_BROADCAST;
+    case ir::Collective::Reduce: return CCF_NCCL_FUNC_REDUCE;
+    case ir::Collective::AllGather: return CCF_NCCL_FUNC_ALLGATHER;
+    case ir::Collective::ReduceScatter: return CCF_NCCL_FUNC_REDUCESCATTER;
+    case ir::Collective::AllReduce: return CCF_NCCL_FUNC_ALLREDUCE;
+    default: return -1;  // send/recv based: NCCL_ALGO/NCCL_PROTO do not apply
   }
 }
 
-}  // namespace
-
-double parse_nccl_version(std::string_view text, std::string_view where) {
+NcclVersion parse_nccl_version(std::string_view text, std::string_view where) {
   const std::vector<std::string_view> parts = split(text, '.');
   const bool digits = std::all_of(parts.begin(), parts.end(), [](std::string_view p) {
     return !p.empty() && p.size() <= 4 && std::all_of(p.begin(), p.end(), [](char c) { return c >= '0' && c <= '9'; });
@@ -129,16 +124,16 @@ double parse_nccl_version(std::string_view text, std::string_view where) {
   if (parts.size() < 2 || parts.size() > 3 || !digits) {
     fail_at(std::string(where), 0, fmt::format("\"{}\" is not an NCCL version", text), "write it as NCCL prints it, e.g. 2.26.2");
   }
-  // As the number sim.nccl.version holds: major.minor with two minor digits (2.3 -> 2.03, 2.30 -> 2.30).
-  return std::stod(fmt::format("{}.{:02d}", std::stoi(std::string(parts[0])), std::stoi(std::string(parts[1]))));
+  return {std::stoi(std::string(parts[0])), std::stoi(std::string(parts[1]))};
 }
 
-void set_nccl_version(SimParams& params, double version) {
-  params.table.set("sim.nccl.version", version, "--nccl-version");
+void set_nccl_version(SimParams& params, NcclVersion version) {
+  params.constants.nccl_version = version;
+  params.param_sources["sim.nccl.version"] = "--nccl-version";
 }
 
 bool NcclEnableList::allows(ir::Collective coll, int index) const {
-  const int f = function_index(coll);
+  const int f = nccl_func_index(coll);
   return f < 0 || (per_function[static_cast<std::size_t>(f)] >> index & 1u) != 0;
 }
 

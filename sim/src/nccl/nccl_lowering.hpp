@@ -32,7 +32,7 @@ std::uint64_t ring_chunks(const NcclCall& call, const topo::Topology& topo);
 // root, broadcast back down, pipelined per step-sized chunk. `fold`: across nodes, run one rotation of each tree for all where that is exact (copy_folding.hpp).
 void lower_tree(Lowering& low, const NcclCall& call, bool fold = true);
 // Chunks per channel of lower_tree's loop.
-std::uint64_t tree_chunks(const NcclCall& call, const topo::Topology& topo, const ParamTable& params);
+std::uint64_t tree_chunks(const NcclCall& call, const topo::Topology& topo, const SimConstants& params);
 
 // NVLS (NVSwitch multicast, Hopper+): each rank reduces its shard in the switch (multimem.ld_reduce:
 // every rank's port sends the shard once, the owner's port receives it once), then multicasts the
@@ -85,6 +85,6 @@ struct P2pOp {
   double step = 0.0;        // NCCL_P2P_{NVL,PCI,NET}_CHUNKSIZE
   double chunk = 0.0;       // bytes a part moves per FIFO slot
 };
-P2pOp p2p_op(const NcclCall& call, const topo::Topology& topo, double version, double bytes);
+P2pOp p2p_op(const NcclCall& call, const topo::Topology& topo, NcclVersion version, double bytes);
 
 }  // namespace ccforge::sim::nccl

@@ -209,14 +209,14 @@ double algbw_ratio(const NcclView& v, ir::Collective coll, int algo) {
 // The channels NCCL's graph search gives before NCCL_MIN/MAX_NCHANNELS: sim.nccl.nchannels when set,
 // else NCCL's own search; not searched when the settings fix the count (MIN >= MAX).
 int graph_channels(const topo::Topology& topo, const SimParams& sim_params, const TuningConstants& tables) {
-  const int given = static_cast<int>(sim_params.table.get("sim.nccl.nchannels"));
+  const int given = sim_params.constants.nccl_nchannels;
   if (given > 0) return given;
   const NcclSettings& s = sim_params.nccl;
   const std::optional<int> most = s.max_channels && s.max_ctas ? std::min(*s.max_channels, *s.max_ctas)
                                                                 : s.max_channels ? s.max_channels : s.max_ctas;
   const int least = std::max(s.min_channels.value_or(0), s.min_ctas.value_or(0));
   if (most && least >= *most) return *most;
-  if (!nccl_search_derived(topo)) return static_cast<int>(sim_params.table.get("sim.nccl.nchannels.underived"));
+  if (!nccl_search_derived(topo)) return sim_params.constants.nccl_nchannels_underived;
   return default_nchannels(topo, tables);
 }
 
@@ -241,19 +241,12 @@ std::vector<int> nvls_connected_heads(const topo::Topology& topo) {
   return heads;
 }
 
-double datasheet_link_gbs(const topo::Topology& topo, topo::GpuArch arch) {
-  const std::string name = arch == topo::GpuArch::Cdna3 ? std::string("link.xgmi.bw_per_link")
-                                                        : std::string("link.nvlink.") + topo::param_key(arch) + ".bw_per_link";
-  return topo.link_params().get(name);
-}
-
 NcclView make_view(const topo::Topology& topo, const SimParams& sim_params) {
   NcclView v;
-  const ParamTable& params = sim_params.table;
-  const double version = params.get("sim.nccl.version");
-  v.tables = tuning_tables_for(version);
+  const SimConstants& params = sim_params.constants;
+  v.tables = tuning_tables_for(params.nccl_version);
   if (v.tables == nullptr) {
-    fail_at("sim.nccl.version", 0, fmt::format("no NCCL tuning tables for version {}", version),
+    fail_at("sim.nccl.version", 0, fmt::format("no NCCL tuning tables for version {}", nccl_version_number(params.nccl_version)),
             fmt::format("use one of {}; a patch release maps to its major.minor", kCarriedNcclVersions));
   }
   const topo::GpuInfo& g = topo.gpu(0);
@@ -266,7 +259,7 @@ NcclView make_view(const topo::Topology& topo, const SimParams& sim_params) {
   const int links = g.fabric_links;
   v.intra_hw = links > 0 ? kHwNvlink : kHwPci;
   v.intra_bw_gbs = links > 0 ? links * v.tables->nvlink_bw_per_link[v.arch] : g.pcie_bandwidth.gbps();
-  v.inter_bw_gbs = g.nic_bandwidth.gbps() * params.get("sim.link.net.efficiency");
+  v.inter_bw_gbs = g.nic_bandwidth.gbps() * params.net_efficiency;
   v.net_latency_us = net::reported_latency_us(topo);
   v.nvswitch = topo.has_nvswitch();
   v.nvls_heads = static_cast<int>(nvls_connected_heads(topo).size());

@@ -53,10 +53,6 @@ std::vector<int> nic_heads(const topo::Topology& topo, int node);
 // first minHeadNum heads; ccforge's multi-node topologies give every node the same local order).
 std::vector<int> nvls_connected_heads(const topo::Topology& topo);
 
-// GB/s of one NVLink (xGMI for CDNA3) as the topology was built from datasheets; NCCL counts the same
-// links at its own per-link speed (tuning tables' nvlink_bw_per_link).
-double datasheet_link_gbs(const topo::Topology& topo, topo::GpuArch arch);
-
 // Throws DiagError when sim.nccl.version names a version whose tables ccforge does not carry.
 NcclView make_view(const topo::Topology& topo, const SimParams& params);
 

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <limits>
 
+#include "ccforge/sim/nccl_numbering.hpp"
 #include "ccforge/sim/sim.hpp"
 #include "chunk_loop.hpp"
 #include "costs.hpp"
@@ -24,35 +25,11 @@ constexpr NcclAlgo kAlgos[] = {NcclAlgo::Tree, NcclAlgo::Ring, NcclAlgo::Nvls,  
 constexpr ir::Protocol kProtos[] = {ir::Protocol::LL, ir::Protocol::LL128, ir::Protocol::Simple};
 
 int algo_index(NcclAlgo a) {
-  switch (a) {
-    case NcclAlgo::Tree:
-      return nccl::kTree;
-    case NcclAlgo::Ring:
-      return nccl::kRing;
-    case NcclAlgo::Nvls:
-      return nccl::kNvls;
-    case NcclAlgo::NvlsTree:
-      return nccl::kNvlsTree;
-    case NcclAlgo::Pat:
-      return nccl::kPat;
-    case NcclAlgo::P2p:
-    case NcclAlgo::AllPairs:
-      break;  // no row in NCCL's tuning tables
-  }
-  return nccl::kRing;
+  const int index = nccl_algo_index(a);
+  return index == CCF_NCCL_ALGO_UNDEF ? nccl::kRing : index;  // no row in NCCL's tuning tables: ring's
 }
 
-int proto_index(ir::Protocol p) {
-  switch (p) {
-    case ir::Protocol::LL:
-      return nccl::kLL;
-    case ir::Protocol::LL128:
-      return nccl::kLL128;
-    case ir::Protocol::Simple:
-      return nccl::kSimple;
-  }
-  return nccl::kSimple;
-}
+int proto_index(ir::Protocol p) { return nccl_proto_index(p); }
 
 bool p2p_collective(ir::Collective c) {
   return c == ir::Collective::AllToAll || c == ir::Collective::Gather || c == ir::Collective::Scatter;
@@ -65,6 +42,28 @@ std::string lower_case(std::string_view s) {
 }
 
 }  // namespace
+
+int nccl_algo_index(NcclAlgo algo) {
+  switch (algo) {
+    case NcclAlgo::Tree: return CCF_NCCL_ALGO_TREE;
+    case NcclAlgo::Ring: return CCF_NCCL_ALGO_RING;
+    case NcclAlgo::Nvls: return CCF_NCCL_ALGO_NVLS;
+    case NcclAlgo::NvlsTree: return CCF_NCCL_ALGO_NVLS_TREE;
+    case NcclAlgo::Pat: return CCF_NCCL_ALGO_PAT;
+    case NcclAlgo::P2p:
+    case NcclAlgo::AllPairs: break;
+  }
+  return CCF_NCCL_ALGO_UNDEF;
+}
+
+int nccl_proto_index(ir::Protocol proto) {
+  switch (proto) {
+    case ir::Protocol::LL: return CCF_NCCL_PROTO_LL;
+    case ir::Protocol::LL128: return CCF_NCCL_PROTO_LL128;
+    case ir::Protocol::Simple: return CCF_NCCL_PROTO_SIMPLE;
+  }
+  return CCF_NCCL_PROTO_SIMPLE;
+}
 
 const char* to_string(NcclAlgo algo) {
   switch (algo) {
@@ -121,7 +120,7 @@ NcclChoice nccl_choose(const topo::Topology& topo, ir::Collective coll, ByteCoun
       const double per_peer = static_cast<double>(bytes) / topo.num_gpus();
       const nccl::NcclCall call{coll, static_cast<double>(bytes), ir::Protocol::Simple, view.nchannels};
       const ir::Protocol proto =
-          request.proto ? *request.proto : nccl::p2p_op(call, topo, params.table.get("sim.nccl.version"), per_peer).proto;
+          request.proto ? *request.proto : nccl::p2p_op(call, topo, params.constants.nccl_version, per_peer).proto;
       return NcclChoice{NcclAlgo::P2p, proto, view.nchannels, 0.0};
     }
   }
@@ -167,15 +166,15 @@ SimResult simulate_nccl(const topo::Topology& topo, ir::Collective coll, const C
 SimResult simulate_nccl_point(const topo::Topology& topo, ir::Collective coll, const CallSpec& call,
                               const NcclChoice& choice, const SimParams& params, Trace* trace) {
   const nccl::NcclCall ncall{coll, static_cast<double>(call.bytes), choice.proto, choice.nchannels, call.root};
-  SimTime base = protocol_costs(params.table, choice.proto, topo.gpu(0).arch).base;
+  SimTime base = protocol_costs(params.constants, choice.proto, topo.gpu(0).arch).base;
   if (choice.algo == NcclAlgo::Nvls || choice.algo == NcclAlgo::NvlsTree) {
-    base = SimTime::from_us(params.table.get("sim.nvls.base_us"));
+    base = SimTime::from_us(params.constants.nvls_base_us);
   } else if (choice.algo == NcclAlgo::AllPairs) {
-    base = msccl_runtime_costs(params.table, ir::Runtime::Rccl).base;
+    base = msccl_runtime_costs(params.constants, ir::Runtime::Rccl).base;
   }
   // Lowers the call with its chunk loop cut to `chunks` (ring and tree; the others ignore it) and runs it.
   const auto lower_and_run = [&](std::uint64_t chunks) {
-    Lowering low(topo, params.table, trace);
+    Lowering low(topo, params.constants, trace);
     nccl::NcclCall cut = ncall;
     cut.chunks = chunks;
     switch (choice.algo) {
@@ -206,7 +205,7 @@ SimResult simulate_nccl_point(const topo::Topology& topo, ir::Collective coll, c
   // The chunk loop repeats: where the run provably becomes periodic, the rest is added in closed form
   // (engine.hpp run_extrapolated, exact). A trace shows every chunk.
   std::uint64_t chunks = 0;
-  if (choice.algo == NcclAlgo::Tree) chunks = nccl::tree_chunks(ncall, topo, params.table);
+  if (choice.algo == NcclAlgo::Tree) chunks = nccl::tree_chunks(ncall, topo, params.constants);
   if (choice.algo == NcclAlgo::Ring) chunks = nccl::ring_chunks(ncall, topo);
   const EngineStats stats = chunks > 0 ? run_extrapolated(chunks, trace == nullptr, lower_and_run)
                                        : lower_and_run(nccl::kAllChunks);

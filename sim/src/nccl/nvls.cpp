@@ -59,7 +59,7 @@ SimTime nvls_step_handoff(const topo::Topology& topo, int first, int count) {
 
 void lower_nvls(Lowering& low, const NcclCall& call) {
   const ProtocolCosts costs = protocol_costs(low.params(), ir::Protocol::Simple, low.arch());
-  const double efficiency = low.params().get(std::string("sim.nvls.efficiency.") + topo::param_key(low.arch()));
+  const double efficiency = low.params().of(low.arch()).nvls_efficiency.value();
   const int p = low.topo().num_gpus();
   // The reduce and multicast tracks carry one step's loads and stores one step apart; each op waits the
   // step's full handoff, so a step lasts handoff + transfer as the warps that do both.

@@ -92,13 +92,13 @@ struct FlowType {
 void lower_nvls_tree(Lowering& low, const NcclCall& call, bool fold) {
   const topo::Topology& topo = low.topo();
   const ProtocolCosts costs = protocol_costs(low.params(), ir::Protocol::Simple, low.topo());
-  const double efficiency = low.params().get(std::string("sim.nvls.efficiency.") + topo::param_key(low.arch()));
+  const double efficiency = low.params().of(low.arch()).nvls_efficiency.value();
   const int g = topo.gpus_per_node();
   const int nnodes = topo.num_nodes();
   const std::vector<int> heads = nvls_connected_heads(topo);
   // An NVLS reduce or multicast waits one NVLS step handoff, as in lower_nvls.
   const SimTime nvls_delay = nvls_step_handoff(topo, 0, g);
-  const TuningConstants* tables = tuning_tables_for(low.params().get("sim.nccl.version"));
+  const TuningConstants* tables = tuning_tables_for(low.params().nccl_version);
   const double start = nnodes >= 4 ? tables->nvls_tree_chunk_4_nodes : tables->nvls_tree_chunk;
   const double chunk_size = nvls_tree_chunk(call.bytes, call.nchannels, static_cast<int>(heads.size()), start);
   const std::uint32_t reduce_label = low.graph().add_label("nvls ld_reduce");

@@ -36,7 +36,7 @@ bool all_nvlink(const topo::Topology& topo) {
 
 }  // namespace
 
-P2pOp p2p_op(const NcclCall& call, const topo::Topology& topo, double version, double bytes) {
+P2pOp p2p_op(const NcclCall& call, const topo::Topology& topo, NcclVersion version, double bytes) {
   const int nranks = topo.num_gpus();
   const bool multi_node = topo.num_nodes() > 1;
   // Channels (NVIDIA/nccl v2.26.2-1 src/graph/paths.cc ncclTopoComputeP2pChannels, ncclTopoGetNchannels):
@@ -49,7 +49,7 @@ P2pOp p2p_op(const NcclCall& call, const topo::Topology& topo, double version, d
   int per_peer = topo.gpus_per_node() == 1 || topo.has_nvswitch() ? p2p_channels : 2;
   if (multi_node) {
     int net = 2;
-    if (version >= 2.20)
+    if (version >= NcclVersion{2, 20})
       while (net * nranks > p2p_channels * 4 && net > 1) net /= 2;
     per_peer = std::min(per_peer, net);
   }
@@ -57,7 +57,7 @@ P2pOp p2p_op(const NcclCall& call, const topo::Topology& topo, double version, d
   // src/enqueue.cc scheduleP2pTasksToPlan: one channel per operation if all peers' channels fit (up to
   // v2.19 on one node only) and, up to v2.19 on one node, no channel with 8+ operations.
   int channels_min = per_peer, channels_max = per_peer;
-  const bool from_2_20 = version >= 2.20;
+  const bool from_2_20 = version >= NcclVersion{2, 20};
   if (from_2_20 || !multi_node)
     while (channels_min * nranks > p2p_channels && channels_min > 1) channels_min /= 2;
   if (!from_2_20 && !multi_node)
@@ -66,7 +66,7 @@ P2pOp p2p_op(const NcclCall& call, const topo::Topology& topo, double version, d
   // that per channel it may use, its step then the LL buffer's (NCCL_STEPS of 64 KiB of lines); before,
   // per part, with the parts cut by Simple's step.
   constexpr double kLLThreshold = 16384;
-  const bool from_2_22 = version >= 2.22;
+  const bool from_2_22 = version >= NcclVersion{2, 22};
   P2pOp op;
   op.proto = from_2_22 && bytes <= channels_max * kLLThreshold ? ir::Protocol::LL : ir::Protocol::Simple;
   // Simple's step (src/init.cc computeBuffSizes): NCCL_P2P_NET_CHUNKSIZE across nodes (128 KiB unless the
@@ -99,7 +99,7 @@ void lower_p2p(Lowering& low, const NcclCall& call) {
   const topo::Topology& topo = low.topo();
   const int p = topo.num_gpus();
   const double share = call.bytes / p;
-  const P2pOp op = p2p_op(call, topo, low.params().get("sim.nccl.version"), share);
+  const P2pOp op = p2p_op(call, topo, low.params().nccl_version, share);
   const ProtocolCosts costs = protocol_costs(low.params(), call.proto, low.topo());
   // A part streams its chunks through the connection's FIFO: the sender's warps store each chunk into
   // the slot, the receiver's warps copy it out to the user buffer (prims_simple.h, prims_ll.h), the two

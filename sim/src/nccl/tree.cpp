@@ -180,8 +180,8 @@ std::optional<FoldedSends> fold_images(Lowering& low, const GpuTree& tree,
 
 // NCCL's chunk code before v2.20.3-1's computeCollChunkInfo: tree Simple halves by the tree's depth
 // (TuningConstants::tree_simple_chunk_by_depth) and tree LL128 counts its steps in line bytes.
-bool chunks_before_2_20(const ParamTable& params) {
-  return tuning_tables_for(params.get("sim.nccl.version"))->tree_simple_chunk_by_depth;
+bool chunks_before_2_20(const SimConstants& params) {
+  return tuning_tables_for(params.nccl_version)->tree_simple_chunk_by_depth;
 }
 
 // NCCL's tree LL128 chunk (src/enqueue.cc, the same rule from v2.9.9-1 to v2.28.9-1): the step halves while
@@ -189,7 +189,7 @@ bool chunks_before_2_20(const ParamTable& params) {
 // 16 / ppn, down to 32 KiB, with nsteps = 1 + log2(nodes) + 0.1 ppn. A chunk carries 15 of every 16 words
 // of its lines (NCCL_LL128_DATAELEMS / NCCL_LL128_LINEELEMS); up to 2.19 the rule counts the step in line
 // bytes (buffer / NCCL_STEPS) and converts after, from v2.20.3-1 (computeCollChunkInfo) in data bytes.
-double tree_ll128_chunk_bytes(const NcclCall& call, const topo::Topology& topo, const ParamTable& params) {
+double tree_ll128_chunk_bytes(const NcclCall& call, const topo::Topology& topo, const SimConstants& params) {
   const double ppn = static_cast<double>(topo.num_gpus()) / topo.num_nodes();
   const double nsteps = 1 + log2_floor(topo.num_nodes()) + 0.1 * ppn;
   const std::initializer_list<ChunkHalving> rules = {{nsteps * 64 / ppn, 131072}, {nsteps * 16 / ppn, 32768}};
@@ -204,7 +204,7 @@ double tree_ll128_chunk_bytes(const NcclCall& call, const topo::Topology& topo, 
 // 32 KiB, in the NCCL versions whose tables say so (TuningConstants::tree_simple_chunk_by_depth) and in
 // RCCL (ROCm/rccl @0cbce2a src/enqueue.cc computeCollChunkInfo). The depth is NCCL's estimate
 // (src/graph/connect.cc: ranks per node - 1 + log2(nodes)).
-double tree_chunk_bytes(const NcclCall& call, const topo::Topology& topo, const ParamTable& params) {
+double tree_chunk_bytes(const NcclCall& call, const topo::Topology& topo, const SimConstants& params) {
   if (call.proto == ir::Protocol::LL128) return tree_ll128_chunk_bytes(call, topo, params);
   const double step = call.proto == ir::Protocol::Simple ? net::simple_step_bytes(topo) : static_cast<double>(ir::step_bytes(call.proto));
   const bool rccl = msccl_runtime(topo) == ir::Runtime::Rccl;
@@ -297,7 +297,7 @@ std::vector<FoldedTree> fold_trees(Lowering& low) {
 
 }  // namespace
 
-std::uint64_t tree_chunks(const NcclCall& call, const topo::Topology& topo, const ParamTable& params) {
+std::uint64_t tree_chunks(const NcclCall& call, const topo::Topology& topo, const SimConstants& params) {
   return chunk_loop(call.bytes / call.nchannels, tree_chunk_bytes(call, topo, params)).count;
 }
 

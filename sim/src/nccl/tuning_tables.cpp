@@ -1,14 +1,12 @@
 #include "tuning_tables.hpp"
 
-#include <cmath>
-
 #include "tuning_tables_2_18.hpp"
 #include "tuning_tables_2_23.hpp"
 #include "tuning_tables_2_28.hpp"
 
 namespace ccforge::sim::nccl {
 
-const TuningConstants* tuning_tables_for(double version) {
+const TuningConstants* tuning_tables_for(NcclVersion version) {
   struct Carried {
     int minor;
     const TuningConstants* tables;
@@ -17,12 +15,9 @@ const TuningConstants* tuning_tables_for(double version) {
   static constexpr Carried kCarried[] = {{18, &kNccl2_18_3}, {21, &kNccl2_21_5}, {22, &kNccl2_21_5},
                                          {23, &kNccl2_23_4}, {26, &kNccl2_26_6}, {27, &kNccl2_27_7},
                                          {28, &kNccl2_28_9}};
-  // major.minor as a number: 2.26 means minor 26; anything that is not 2.<two digits> is not carried.
-  const double hundredths = version * 100.0;
-  const double minor = std::round(hundredths) - 200.0;
-  if (std::abs(hundredths - std::round(hundredths)) > 1e-6) return nullptr;
+  if (version.major != 2) return nullptr;
   for (const Carried& c : kCarried) {
-    if (c.minor == minor) return c.tables;
+    if (c.minor == version.minor) return c.tables;
   }
   return nullptr;
 }

@@ -6,16 +6,20 @@
 // getNetOverhead), src/graph/topo.h (SMxx_NVLINK_BW), src/enqueue.cc (getAlgoInfo / topoGetAlgoInfo
 // channel thinning). The tables themselves are in tuning_tables_2_18.hpp (2.18, 2.21-2.22),
 // tuning_tables_2_23.hpp (2.23, 2.26, 2.27) and tuning_tables_2_28.hpp.
-// Index order as NCCL: algorithms Tree 0, Ring 1, CollNetDirect 2, CollNetChain 3, NVLS 4, NVLSTree 5,
-// PAT 6; protocols LL 0, LL128 1, Simple 2; architectures Volta 0, Ampere 1, Hopper 2, Blackwell 3.
+// Index order as NCCL (ccforge/common/nccl_numbering.h) for algorithms and protocols; architectures
+// Volta 0, Ampere 1, Hopper 2, Blackwell 3.
 #pragma once
+
+#include "ccforge/common/nccl_numbering.h"
+#include "ccforge/sim/constants.hpp"
 
 namespace ccforge::sim::nccl {
 
-inline constexpr int kNumAlgos = 7;
-inline constexpr int kNumProtos = 3;
-inline constexpr int kTree = 0, kRing = 1, kNvls = 4, kNvlsTree = 5, kPat = 6;
-inline constexpr int kLL = 0, kLL128 = 1, kSimple = 2;
+inline constexpr int kNumAlgos = CCF_NCCL_NUM_ALGORITHMS;
+inline constexpr int kNumProtos = CCF_NCCL_NUM_PROTOCOLS;
+inline constexpr int kTree = CCF_NCCL_ALGO_TREE, kRing = CCF_NCCL_ALGO_RING, kNvls = CCF_NCCL_ALGO_NVLS,
+                     kNvlsTree = CCF_NCCL_ALGO_NVLS_TREE, kPat = CCF_NCCL_ALGO_PAT;
+inline constexpr int kLL = CCF_NCCL_PROTO_LL, kLL128 = CCF_NCCL_PROTO_LL128, kSimple = CCF_NCCL_PROTO_SIMPLE;
 inline constexpr int kHwNvlink = 0, kHwPci = 1, kHwNet = 2;
 
 // How a version turns the NVLS / NVLSTree graphs into bus bandwidth, algorithm bandwidth and latency.
@@ -106,7 +110,7 @@ inline int log2_floor(int n) {
 }
 
 // The tables NCCL `version` (major.minor, e.g. 2.26 for 2.26.2) ran with, or nullptr if not carried.
-const TuningConstants* tuning_tables_for(double version);
+const TuningConstants* tuning_tables_for(NcclVersion version);
 // "2.18, 2.21, ..." for messages.
 inline constexpr const char* kCarriedNcclVersions = "2.18, 2.21, 2.22, 2.23, 2.26, 2.27, 2.28";
 

@@ -19,20 +19,18 @@ void fill(std::optional<T>& run, const std::optional<T>& plugin) {
 
 }  // namespace
 
-SimTime message_cost(const topo::Topology& topo, const ParamTable& params) {
+SimTime message_cost(const topo::Topology& topo, const SimConstants& params) {
   if (topo.num_nodes() < 2) return SimTime{};
   const topo::TransportKind kind = topo.transport().kind;
-  const double recorded = params.get("sim.net.transport");
+  const int recorded = params.net_transport;
   if (recorded >= 0 && recorded != transport_profile_value(kind)) {
-    const Param* p = params.find("sim.net.transport");
-    fail_at(p ? p->source : "sim.net.transport", 0,
-            fmt::format("the profile was calibrated on transport {} (sim.net.transport {:g}), {} runs {}",
-                        recorded <= 5 ? topo::to_string(static_cast<topo::TransportKind>(static_cast<int>(recorded))) : "?",
+    fail_at("sim.net.transport", 0,
+            fmt::format("the profile was calibrated on transport {} (sim.net.transport {}), {} runs {}",
+                        recorded <= 5 ? topo::to_string(static_cast<topo::TransportKind>(recorded)) : "?",
                         recorded, topo.name(), topo::to_string(kind)),
             "calibrate a profile on a log of this cluster, or simulate without --profile");
   }
-  const double given = params.get("sim.net.message_us");
-  return SimTime::from_us(given >= 0 ? given : constants(topo).message_us.value);
+  return SimTime::from_us(params.net_message_us >= 0 ? params.net_message_us : constants(topo).message_us.value);
 }
 
 double framing_share(const topo::Topology& topo) { return constants(topo).framing.value; }

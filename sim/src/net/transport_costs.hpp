@@ -4,6 +4,7 @@
 #pragma once
 
 #include "ccforge/common/params.hpp"
+#include "ccforge/sim/constants.hpp"
 #include "ccforge/common/units.hpp"
 #include "ccforge/sim/run_conditions.hpp"
 #include "ccforge/topology/topology.hpp"
@@ -13,7 +14,7 @@ namespace ccforge::sim::net {
 // Extra one-way cost of one network message on this topology's transport (a profile's sim.net.message_us
 // where it gives one); 0 on one node. A profile calibrated on another transport (sim.net.transport) is
 // refused with a DiagError.
-SimTime message_cost(const topo::Topology& topo, const ParamTable& params);
+SimTime message_cost(const topo::Topology& topo, const SimConstants& params);
 
 // Payload share of a NIC's line rate relative to IB's framing (1 for IB).
 double framing_share(const topo::Topology& topo);

@@ -55,6 +55,22 @@ struct Support {
   bool ok() const { return why_not.empty(); }
 };
 
+// The values a tune tries for a generator, each a knob the executor exposes: channels (rings),
+// instances (replication over fresh channels, as the published NDv4/NDv5 files use 2-8), chunks
+// (pipeline depth, or reduction lanes), spread. Small on purpose: an 8-GPU tune finishes in seconds.
+struct CandidateGrid {
+  std::vector<int> channels{1};
+  std::vector<int> instances{1, 2, 4};
+  std::vector<int> chunks{1};
+  std::vector<int> spread{1};
+};
+
+// What a tune feeds a generator beyond its grid.
+struct GeneratorTraits {
+  bool needs_trees = false;           // builds on spanning trees from pack_trees (GenRequest::trees)
+  bool channels_are_rings = false;    // one ring per channel: also tried with every ring find_rings found
+};
+
 struct GeneratorInfo {
   std::string_view name;
   std::string_view description;
@@ -62,6 +78,8 @@ struct GeneratorInfo {
   std::vector<ir::Collective> collectives;
   Support (*supports)(const GenRequest&);
   ir::Algorithm (*generate)(const GenRequest&);  // precondition: supports(request).ok()
+  CandidateGrid grid;
+  GeneratorTraits traits;
 };
 
 // The registry, in a fixed order (the order `ccforge tune --list` prints and ties are broken in).

@@ -10,6 +10,7 @@
 #include <string_view>
 
 #include "ccforge/ir/ir.hpp"
+#include "ccforge/sim/constants.hpp"
 
 namespace ccforge::sim {
 
@@ -68,6 +69,6 @@ int nccl_channels(int graph_channels, const NcclSettings& settings, int max_chan
 // The NCCL version whose choices to reproduce, "2.26.2" or "2.26" (tables are per major.minor).
 // Throws DiagError (naming `where`) when `text` is not a version; a version without tables is refused
 // when a simulation first needs them.
-double parse_nccl_version(std::string_view text, std::string_view where);
+NcclVersion parse_nccl_version(std::string_view text, std::string_view where);
 
 }  // namespace ccforge::sim

@@ -6,6 +6,8 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -15,20 +17,30 @@
 #include "ccforge/common/data_type.hpp"
 #include "ccforge/common/params.hpp"
 #include "ccforge/common/units.hpp"
+#include "ccforge/sim/constants.hpp"
 #include "ccforge/ir/ir.hpp"
 #include "ccforge/sim/run_conditions.hpp"
 #include "ccforge/topology/topology.hpp"
 
 namespace ccforge::sim {
 
-// Every "sim." model constant with value, unit and source (sim/src/params.cpp).
-ParamTable default_sim_params();
-
 struct SimParams {
-  ParamTable table = default_sim_params();
+  SimConstants constants = default_sim_constants();  // the model's constants, typed
+  // What set a constant away from its default (a profile line, a flag), by profile name: --dump-params.
+  std::map<std::string, std::string, std::less<>> param_sources;
   LaunchMode launch;     // how the benchmark drives the GPUs (nccl-tests -t/-g)
   NcclSettings nccl;     // NCCL_* variables of the run (NCCL's choice, channels)
 };
+
+// The named boundary of the constants (profiles, --dump-params, calibrate), declared in
+// sim/src/params.cpp: every "sim." parameter with its value, unit and source.
+ParamTable param_table(const SimParams& params);
+ParamTable default_sim_params();  // param_table(SimParams{})
+// Sets the parameter `name`; false when none has that name. The value is bound as given: a profile's
+// values are range-checked by apply_profile, calibrate's stay inside their fitting bounds.
+bool set_param(SimParams& params, std::string_view name, double value, std::string source);
+// The current value of `name`; nullopt when no parameter has that name.
+std::optional<double> param_value(const SimParams& params, std::string_view name);
 
 // What nccl-tests reports per iteration of a call whose GPU work takes `device`: iterations are queued
 // back to back, so a thread that launches on several GPUs (-g > 1) is done with an iteration only after
@@ -36,11 +48,11 @@ struct SimParams {
 SimTime benchmark_iteration_time(SimTime device, const SimParams& params);
 
 // Sets the NCCL version whose choices the baseline reproduces (from parse_nccl_version).
-void set_nccl_version(SimParams& params, double version);
+void set_nccl_version(SimParams& params, NcclVersion version);
 
 // Achievable fraction of a link's raw rate (header and flow-control overhead) under `params`, by link
 // kind; NVLink by the architecture of the GPUs it joins.
-double link_efficiency(const ParamTable& params, topo::LinkKind kind, topo::GpuArch arch);
+double link_efficiency(const SimConstants& params, topo::LinkKind kind, topo::GpuArch arch);
 
 // The facts of the simulator's model that other parts bound or fit against, typed and read once from
 // (topology, parameters): search's lower bounds use exactly what the lowerings and the time floor
@@ -120,6 +132,10 @@ struct CallSpec {
   // MSCCL file has no root (runtimes run it as written, formats.md §1.5a): simulate() ignores it.
   int root = 0;
 };
+
+// What a call of `size` bytes moves as nccl-tests runs it: whole elements of `dtype` and, where the
+// size is the total over ranks (ir::ranks_in_size), whole per-rank shares; 0 when not one whole share.
+ByteCount call_bytes(ByteCount size, DataType dtype, ir::Collective coll, int ngpus);
 
 // Simulates an MSCCL algorithm. Throws DiagError naming the algorithm file when it does not fit the
 // topology (GPU count) or the call (size not divisible into nchunksperloop chunks of whole elements).

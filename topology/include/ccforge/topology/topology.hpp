@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -122,6 +123,12 @@ class Topology {
 
   // The link model constants used to build this topology (after profile overrides).
   const ParamTable& link_params() const;
+
+  // A value another part derives from this topology alone and keeps with it (sim's NCCL graph search
+  // per tuning-table version): `make` runs on the first ask for `key`, and every copy of this topology
+  // shares the result; a topology built otherwise (another file, a what-if change) has its own. `key`
+  // is an address the caller owns that names the value; safe to call from many threads at once.
+  std::shared_ptr<const void> derived(const void* key, const std::function<std::shared_ptr<const void>()>& make) const;
 
   // What-if: this topology with `changes` applied (what_if.cpp), named "NAME (fail nic:..., ...)" so that
   // outputs and tune checkpoints never mistake it for the healthy machine. A failed NIC loses its links and

@@ -15,6 +15,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "ccforge/common/nccl_numbering.h" /* ncclFunc_t, algorithm and protocol indices */
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -25,15 +27,6 @@ typedef int ccf_nccl_result_t;
 #define CCF_NCCL_INTERNAL_ERROR 3
 #define CCF_NCCL_INVALID_ARGUMENT 4
 
-/* ncclFunc_t (nccl_common.h): the five collectives a tuner is asked about keep these values in every
- * version from 2.19 to 2.28. */
-typedef int ccf_nccl_func_t;
-#define CCF_NCCL_FUNC_BROADCAST 0
-#define CCF_NCCL_FUNC_REDUCE 1
-#define CCF_NCCL_FUNC_ALLGATHER 2
-#define CCF_NCCL_FUNC_REDUCESCATTER 3
-#define CCF_NCCL_FUNC_ALLREDUCE 4
-
 /* ncclDebugLogLevel and the subsystem flags a tuner logs under (nccl_common.h). */
 #define CCF_NCCL_LOG_WARN 2
 #define CCF_NCCL_LOG_INFO 3
@@ -41,21 +34,6 @@ typedef int ccf_nccl_func_t;
 #define CCF_NCCL_TUNING 0x40
 typedef void (*ccf_nccl_logger_t)(int level, unsigned long flags, const char* file, int line, const char* fmt, ...);
 
-/* Algorithm and protocol indices of the cost table (nccl_tuner.h, v2.28.9-1). */
-#define CCF_NCCL_ALGO_UNDEF (-1)
-#define CCF_NCCL_ALGO_TREE 0
-#define CCF_NCCL_ALGO_RING 1
-#define CCF_NCCL_ALGO_COLLNET_DIRECT 2
-#define CCF_NCCL_ALGO_COLLNET_CHAIN 3
-#define CCF_NCCL_ALGO_NVLS 4
-#define CCF_NCCL_ALGO_NVLS_TREE 5
-#define CCF_NCCL_ALGO_PAT 6
-#define CCF_NCCL_NUM_ALGORITHMS 7
-#define CCF_NCCL_PROTO_UNDEF (-1)
-#define CCF_NCCL_PROTO_LL 0
-#define CCF_NCCL_PROTO_LL128 1
-#define CCF_NCCL_PROTO_SIMPLE 2
-#define CCF_NCCL_NUM_PROTOCOLS 3
 /* A cost-table entry NCCL will not run (NCCL_ALGO_PROTO_IGNORE). */
 #define CCF_NCCL_ALGO_PROTO_IGNORE (-1.0f)
 /* MAXCHANNELS (src/include/device.h): 32 in 2.19.4, 64 in 2.28.9. */

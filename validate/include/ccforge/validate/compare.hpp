@@ -67,8 +67,9 @@ struct Comparison {
   std::vector<PointChange> slower_than(double threshold_pct) const;
 };
 
-// Compares `before` with `after`. Tables of different kinds, of different machines or bus factors, or
-// with no collective x size in common, are a DiagError: there would be nothing to compare.
-Comparison compare_tables(const TimedTable& before, const TimedTable& after);
+// Compares `before` with `after`. Tables of different kinds or bus factors, or with no collective x size
+// in common, are a DiagError: there would be nothing to compare. So are tune folders of different
+// machines unless `across_machines` (a user comparing, say, an imported node with a bundled one says so).
+Comparison compare_tables(const TimedTable& before, const TimedTable& after, bool across_machines = false);
 
 }  // namespace ccforge::validate
