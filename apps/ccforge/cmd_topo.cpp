@@ -75,7 +75,9 @@ void print_transport(const topo::Topology& t) {
   const std::pair<const char*, const sim::net::Cited*> rows[] = {{"message cost beyond IB", &c.message_us},
                                                                  {"latency reported to NCCL", &c.reported_latency_us},
                                                                  {"framing share", &c.framing},
-                                                                 {"streams per connection", &c.streams}};
+                                                                 {"streams per connection", &c.streams},
+                                                                 {"Simple buffer (BUFFSIZE)", &c.simple_buffer_bytes},
+                                                                 {"p2p step across nodes", &c.p2p_net_chunk_bytes}};
   for (const auto& [what, v] : rows) fmt::print("  {:<26} {:>8g} {:<7} {}\n", what, v->value, v->unit, v->source);
   for (const sim::net::PluginEnv& e : c.env) fmt::print("  plugin sets {:<24} {}\n", e.assignment, e.source);
 }
@@ -86,7 +88,9 @@ nlohmann::json transport_json(const topo::Topology& t) {
   const auto cited = [](const sim::net::Cited& v) { return nlohmann::json{{"value", v.value}, {"unit", v.unit}, {"source", v.source}}; };
   nlohmann::json j{{"kind", topo::to_string(n.kind)}, {"plugin", c.plugin}, {"gpudirect_rdma", n.gpudirect_rdma},
                    {"message_us", cited(c.message_us)}, {"reported_latency_us", cited(c.reported_latency_us)},
-                   {"framing", cited(c.framing)}, {"streams", cited(c.streams)}};
+                   {"framing", cited(c.framing)}, {"streams", cited(c.streams)},
+                   {"simple_buffer_bytes", cited(c.simple_buffer_bytes)},
+                   {"p2p_net_chunk_bytes", cited(c.p2p_net_chunk_bytes)}};
   if (n.nics_per_node > 0) j["nics_per_node"] = n.nics_per_node;
   for (const sim::net::PluginEnv& e : c.env) j["plugin_env"].push_back({{"set", e.assignment}, {"source", e.source}});
   return j;

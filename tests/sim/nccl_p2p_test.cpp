@@ -71,6 +71,15 @@ TEST(NcclP2p, AcrossNodesPartsAreAStep) {
   EXPECT_DOUBLE_EQ(op("ndv5-x2.xml", 2.18, 64 * kKiB).chunk, 128 * kKiB);
 }
 
+// GPUDirect-TCPXO's NCCL profile sets NCCL_P2P_NET_CHUNKSIZE=524288 (sim/src/net/transports.cpp): its
+// network steps are 512 KiB (a 4 MiB send, 8 steps, moves whole steps), IB keeps NCCL's 128 KiB.
+TEST(NcclP2p, TcpxoProfileSetsTheNetworkStep) {
+  const nccl::P2pOp tcpxo = op("a3mega-x2.xml", 2.21, 4 * kMiB);
+  EXPECT_DOUBLE_EQ(tcpxo.step, 512 * kKiB);
+  EXPECT_DOUBLE_EQ(tcpxo.chunk, 512 * kKiB);
+  EXPECT_DOUBLE_EQ(op("ndv5-x2.xml", 2.21, 4 * kMiB).step, 128 * kKiB);
+}
+
 // The receiver's copy of the last chunk out of the FIFO trails the part: a mid-size alltoall costs more
 // than its bytes over NVLink alone, and the trailing copy is at most one chunk's.
 TEST(NcclP2p, LastChunksCopyOutTrailsTheTransfer) {

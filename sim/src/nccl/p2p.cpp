@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "costs.hpp"
+#include "net/transport_costs.hpp"
 #include "nccl_lowering.hpp"
 
 namespace ccforge::sim::nccl {
@@ -68,9 +69,10 @@ P2pOp p2p_op(const NcclCall& call, const topo::Topology& topo, NcclVersion versi
   const bool from_2_22 = version >= NcclVersion{2, 22};
   P2pOp op;
   op.proto = from_2_22 && bytes <= channels_max * kLLThreshold ? ir::Protocol::LL : ir::Protocol::Simple;
-  // Simple's step (src/init.cc computeBuffSizes): NCCL_P2P_NET_CHUNKSIZE 128 KiB across nodes,
-  // NCCL_P2P_NVL_CHUNKSIZE 512 KiB where every GPU pair is NVLink, NCCL_P2P_PCI_CHUNKSIZE 128 KiB otherwise.
-  const double simple_step = multi_node ? 131072.0 : all_nvlink(topo) ? 524288.0 : 131072.0;
+  // Simple's step (src/init.cc computeBuffSizes): NCCL_P2P_NET_CHUNKSIZE across nodes (128 KiB unless the
+  // transport's profile sets it), NCCL_P2P_NVL_CHUNKSIZE 512 KiB where every GPU pair is NVLink,
+  // NCCL_P2P_PCI_CHUNKSIZE 128 KiB otherwise.
+  const double simple_step = multi_node ? net::p2p_net_chunk_bytes(topo) : all_nvlink(topo) ? 524288.0 : 131072.0;
   const double ll_step = 2.0 * static_cast<double>(ir::step_bytes(ir::Protocol::LL));  // lines: half data
   op.step = op.proto == ir::Protocol::LL ? ll_step : simple_step;
   // Parts: at least channels_min, each at least the minimum part; doubled while a part exceeds the

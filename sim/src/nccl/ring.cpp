@@ -8,6 +8,7 @@
 #include "ccforge/sim/node_rings.hpp"
 #include "chunk_loop.hpp"
 #include "costs.hpp"
+#include "net/transport_costs.hpp"
 #include "nccl_lowering.hpp"
 #include "ring_folding.hpp"
 #include "send_order.hpp"
@@ -31,7 +32,7 @@ struct RingChunking {
 bool is_chain(ir::Collective coll) { return coll == ir::Collective::Broadcast || coll == ir::Collective::Reduce; }
 
 RingChunking ring_chunking(const NcclCall& call, const topo::Topology& topo) {
-  const double step = static_cast<double>(ir::step_bytes(call.proto));
+  const double step = call.proto == ir::Protocol::Simple ? net::simple_step_bytes(topo) : static_cast<double>(ir::step_bytes(call.proto));
   if (call.proto != ir::Protocol::Simple) return {step, 1, 1};
   if (!is_chain(call.coll)) {
     constexpr int kChunkSteps = ir::kNcclSteps / 2, kSliceSteps = ir::kNcclSteps / 4;

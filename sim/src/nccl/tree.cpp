@@ -11,6 +11,7 @@
 #include "chunk_loop.hpp"
 #include "copy_folding.hpp"
 #include "costs.hpp"
+#include "net/transport_costs.hpp"
 #include "nccl_lowering.hpp"
 #include "send_order.hpp"
 #include "trees.hpp"
@@ -205,7 +206,7 @@ double tree_ll128_chunk_bytes(const NcclCall& call, const topo::Topology& topo, 
 // (src/graph/connect.cc: ranks per node - 1 + log2(nodes)).
 double tree_chunk_bytes(const NcclCall& call, const topo::Topology& topo, const SimConstants& params) {
   if (call.proto == ir::Protocol::LL128) return tree_ll128_chunk_bytes(call, topo, params);
-  const double step = static_cast<double>(ir::step_bytes(call.proto));
+  const double step = call.proto == ir::Protocol::Simple ? net::simple_step_bytes(topo) : static_cast<double>(ir::step_bytes(call.proto));
   const bool rccl = msccl_runtime(topo) == ir::Runtime::Rccl;
   if (call.proto != ir::Protocol::Simple || (!rccl && !chunks_before_2_20(params)))
     return step;

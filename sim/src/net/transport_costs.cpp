@@ -5,6 +5,7 @@
 #include <fmt/core.h>
 
 #include "ccforge/common/diag.hpp"
+#include "ccforge/ir/executor_facts.hpp"
 
 namespace ccforge::sim::net {
 namespace {
@@ -33,6 +34,19 @@ SimTime message_cost(const topo::Topology& topo, const SimConstants& params) {
 }
 
 double framing_share(const topo::Topology& topo) { return constants(topo).framing.value; }
+
+double simple_step_bytes(const topo::Topology& topo) {
+  const double buffer = constants(topo).simple_buffer_bytes.value;
+  if (topo.num_nodes() < 2 || buffer <= 0) return static_cast<double>(ir::step_bytes(ir::Protocol::Simple));
+  return buffer / ir::kNcclSteps;
+}
+
+double p2p_net_chunk_bytes(const topo::Topology& topo) {
+  // NVIDIA/nccl v2.26.2-1 src/init.cc NCCL_PARAM(P2pNetChunkSize, "P2P_NET_CHUNKSIZE", (1 << 17)).
+  constexpr double kNcclDefault = 131072;
+  const double chunk = constants(topo).p2p_net_chunk_bytes.value;
+  return chunk > 0 ? chunk : kNcclDefault;
+}
 
 double reported_latency_us(const topo::Topology& topo) {
   return topo.num_nodes() > 1 ? constants(topo).reported_latency_us.value : 0.0;

@@ -18,6 +18,11 @@ SimTime message_cost(const topo::Topology& topo, const SimConstants& params);
 
 // Payload share of a NIC's line rate relative to IB's framing (1 for IB).
 double framing_share(const topo::Topology& topo);
+// Simple's step (one buffer slot, a network message's size) on this topology: the plugin profile's
+// NCCL_BUFFSIZE / NCCL_STEPS across nodes where it sets one, else NCCL's default (ir::step_bytes).
+double simple_step_bytes(const topo::Topology& topo);
+// A send/recv's Simple step across nodes: the profile's NCCL_P2P_NET_CHUNKSIZE, else NCCL's 128 KiB.
+double p2p_net_chunk_bytes(const topo::Topology& topo);
 // ncclNetProperties_t.latency of the transport's plugin, which NCCL's tuner adds to hwLat[NET].
 double reported_latency_us(const topo::Topology& topo);
 // The run's NCCL settings with the plugin's variables filled in where the run did not set them.

@@ -22,6 +22,16 @@ constexpr const char* kTcpxoTuner =
     "GCP TCPXO tuner plugin (a3plus_tuner_config, unpublished): allreduce on Tree, read off "
     "tests/data/nccl-tests/h100_16gpu_2node_tcpxo_allreduce.log (256 MB-8 GB above a ring's NIC bound); the profile's "
     "NCCL_ALGO=Ring,Tree elsewhere";
+constexpr const char* kDefaultBuffsize =
+    "0: NCCL's default, NVIDIA/nccl v2.26.2-1 src/init.cc DEFAULT_BUFFSIZE (1 << 22) with NCCL_STEPS 8 (src/include/device.h)";
+constexpr const char* kTcpxoProfileBuffsize =
+    "NCCL_BUFFSIZE=8388608 in GCP's TCPXO NCCL profile (nccl-env-profile.sh, as cluster-toolkit's a3-megagpu-8g scripts "
+    "export it): 1 MiB Simple steps";
+constexpr const char* kDefaultP2pNetChunk =
+    "0: NCCL's default, NVIDIA/nccl v2.26.2-1 src/init.cc NCCL_PARAM(P2pNetChunkSize, \"P2P_NET_CHUNKSIZE\", (1 << 17))";
+constexpr const char* kTcpxoProfileP2pChunk =
+    "NCCL_P2P_NET_CHUNKSIZE=524288 in GCP's TCPXO NCCL profile (nccl-env-profile.sh, as cluster-toolkit's a3-megagpu-8g "
+    "scripts export it)";
 constexpr const char* kTcpxoProfile = "GCP GPUDirect-TCPXO nccl-env-profile.sh (A3 Mega), as cluster-toolkit's a3-megagpu-8g scripts export it";
 
 const TransportConstants kIb{
@@ -31,6 +41,8 @@ const TransportConstants kIb{
     {0.0, "us", kIbProps},
     {1.0, "ratio", kIbFraming},
     {1.0, "QPs", kIbQps},
+    {0.0, "bytes", kDefaultBuffsize},
+    {0.0, "bytes", kDefaultP2pNetChunk},
     {},
 };
 
@@ -45,6 +57,8 @@ const TransportConstants kRoce{
      "4096-byte MTU framing, RoCEv2 over IB: IB 26 B/packet (LRH 8, BTH 12, ICRC 4, VCRC 2; IBTA spec vol. 1) against "
      "RoCEv2 82 B (Ethernet 14 + FCS 4 + IPv4 20 + UDP 8 + BTH 12 + ICRC 4, preamble and gap 20; IBTA RoCEv2 annex A17)"},
     {1.0, "QPs", kIbQps},
+    {0.0, "bytes", kDefaultBuffsize},
+    {0.0, "bytes", kDefaultP2pNetChunk},
     {},
 };
 
@@ -59,6 +73,8 @@ const TransportConstants kEfa{
     {75.0, "us", "aws/aws-ofi-nccl v1.7.0-aws+ src/platform-aws.c platform_data_map p5.48xlarge .latency = 75.0 (commit d87d61e0)"},
     {1.0, "ratio", "1: no published SRD framing; EFA's 100 Gb/s ports are counted at NCCL's NET_BW share as IB's"},
     {4.0, "rails", "aws-ofi-nccl RDMA protocol: a GPU's 4 EFA NICs behind its PCIe switch are rails of one NCCL device (p5.48xlarge: 32 NICs, 8 GPUs)"},
+    {0.0, "bytes", kDefaultBuffsize},
+    {0.0, "bytes", kDefaultP2pNetChunk},
     // configure_nccl_proto (aws/aws-ofi-nccl v1.7.2-aws src/platform-aws.c) sets NCCL_PROTO=simple only where the
     // endpoint lacks 128-byte in-order aligned writes (FI_OPT_EFA_WRITE_IN_ORDER_ALIGNED_128_BYTES); p5's RDMA-write
     // endpoint is taken to offer them, so LL and LL128 stay (the log's 8 B-64 KB rows rise with size as LL's do).
@@ -75,6 +91,8 @@ const TransportConstants kTcpxo{
     {0.0, "us", "not published for the FasTrak plugin; 0 as NCCL's own transports report"},
     {1.0, "ratio", "1: TCP/IP framing at GCP's 8244-byte MTU is within 1 % of IB's"},
     {2.0, "flows", "NCCL_FASTRAK_NUM_FLOWS=2 in the TCPXO profile"},
+    {8388608.0, "bytes", kTcpxoProfileBuffsize},
+    {524288.0, "bytes", kTcpxoProfileP2pChunk},
     {{"NCCL_ALGO=Ring,Tree;AllReduce:Tree", kTcpxoTuner},
      {"NCCL_PROTO=Simple", kTcpxoProfile},
      {"NCCL_MIN_NCHANNELS=4", kTcpxoProfile},
@@ -89,6 +107,8 @@ const TransportConstants kTcpx{
     {0.0, "us", "not published for the TCPX plugin; 0 as NCCL's own transports report"},
     {1.0, "ratio", "1: TCP/IP framing at GCP's 8244-byte MTU is within 1 % of IB's"},
     {4.0, "sockets", "NCCL_NSOCKS_PERTHREAD=4 x NCCL_SOCKET_NTHREADS=1 in GCP's A3 High TCPX profile"},
+    {0.0, "bytes", kDefaultBuffsize},
+    {0.0, "bytes", kDefaultP2pNetChunk},
     {{"NCCL_PROTO=Simple", "GCP GPUDirect-TCPX profile (A3 High): NCCL_PROTO=Simple"}},
 };
 
@@ -102,6 +122,8 @@ const TransportConstants kSocket{
     {1.0, "sockets",
      "NVIDIA/nccl v2.26.2-1 src/transport/net_socket.cc ncclNetSocketGetNsockNthread: 1 thread x 1 socket unless the NIC "
      "is AWS's (2 x 8) or GCP's (4 x 1); NCCL_NSOCKS_PERTHREAD / NCCL_SOCKET_NTHREADS override"},
+    {0.0, "bytes", kDefaultBuffsize},
+    {0.0, "bytes", kDefaultP2pNetChunk},
     {},
 };
 

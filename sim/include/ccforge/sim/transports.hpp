@@ -38,6 +38,11 @@ struct TransportConstants {
   Cited framing;
   // Parallel streams a connection spreads a message over (QPs, sockets or flows).
   Cited streams;
+  // NCCL_BUFFSIZE the plugin's profile sets: Simple's buffer per connection, NCCL_STEPS slots of it make a
+  // step (one network message); 0 leaves NCCL's default (src/init.cc DEFAULT_BUFFSIZE 4 MiB).
+  Cited simple_buffer_bytes;
+  // NCCL_P2P_NET_CHUNKSIZE the profile sets: a send/recv's Simple step across nodes; 0 leaves NCCL's 128 KiB.
+  Cited p2p_net_chunk_bytes;
   std::vector<PluginEnv> env;
 };
 
