@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <optional>
 
 #include <fmt/core.h>
 
@@ -51,27 +52,30 @@ void TuneProgressLog::update(const search::TuneProgress& p) {
     phase_start_ = Clock::now();
   }
   if (new_phase || p.done != done_) last_piece_ = Clock::now();
+  if (new_phase || p.done - p.skipped != done_ - skipped_) last_worked_ = Clock::now();
   done_ = p.done;
   total_ = p.total;
+  skipped_ = p.skipped;
   if (tty_ || new_phase || Clock::now() - last_line_ >= kLogPeriod) print_line_locked();
 }
 
-// The phase's ETA assumes its remaining pieces take as long as its finished ones did on average. Once no
-// piece has finished for longer than that ETA, the running ones break the assumption (an x2048 tune's 1 GB
-// allreduce ran 7 minutes while the line said 13-35 s), and the line says so instead of an estimate.
+// The phase's ETA (search::phase_seconds_left) assumes its remaining pieces take as long as its worked
+// ones did on average; pruned and resumed pieces cost nothing. Once no piece has finished for longer than
+// that ETA, the running ones break the assumption (an x2048 tune's 1 GB allreduce ran 7 minutes while the
+// line said 13-35 s), and the line says so instead of an estimate.
 std::string TuneProgressLog::line_locked() const {
   const Clock::time_point now = Clock::now();
   const std::string count = total_ > 0 ? fmt::format("{}/{} ({:.0f}%)", done_, total_, 100.0 * static_cast<double>(done_) / static_cast<double>(total_))
                                        : fmt::format("{}", done_);
+  const double worked_s = seconds(last_worked_ - phase_start_);
   std::string eta = "ETA unknown";
   if (total_ > 0 && done_ >= total_) {
     eta = "ETA 0 s";
-  } else if (done_ > 0) {
-    const double average = seconds(last_piece_ - phase_start_) / static_cast<double>(done_);
-    const double remaining = average * static_cast<double>(total_ - done_);
+  } else if (const std::optional<double> remaining = search::phase_seconds_left({phase_, done_, total_, skipped_}, worked_s)) {
+    const double average = worked_s / static_cast<double>(done_ - skipped_);
     const double waiting = seconds(now - last_piece_);
-    eta = waiting <= remaining ? fmt::format("ETA {:.0f} s", remaining - waiting)
-                               : fmt::format("ETA unknown (nothing finished for {:.0f} s; a piece took {:.1f} s on average)", waiting, average);
+    eta = waiting <= *remaining ? fmt::format("ETA {:.0f} s", *remaining - waiting)
+                                : fmt::format("ETA unknown (nothing finished for {:.0f} s; a piece took {:.1f} s on average)", waiting, average);
   }
   return fmt::format("tune: {} {}, {:.1f} s elapsed, phase {}, peak {:.2f} GiB", phase_, count, seconds(now - start_), eta,
                      peak_rss_gib());

@@ -36,8 +36,9 @@ class TuneProgressLog {
   std::condition_variable stop_cv_;
   bool stop_ = false;
   std::string phase_;
-  std::size_t done_ = 0, total_ = 0;
-  Clock::time_point phase_start_ = start_, last_line_ = start_, last_piece_ = start_;
+  std::size_t done_ = 0, total_ = 0, skipped_ = 0;
+  // last_piece_: done last grew; last_worked_: a worked (not skipped) piece last finished.
+  Clock::time_point phase_start_ = start_, last_line_ = start_, last_piece_ = start_, last_worked_ = start_;
   std::thread heartbeat_;
 };
 

@@ -82,8 +82,8 @@ TEST(SearchTune, KilledRunResumesToTheSameOutputs) {
   const fs::path whole = fresh_dir("whole"), killed = fresh_dir("killed");
   tune(ndv5(), options(whole, 2), sim::SimParams{});
   TuneOptions o = options(killed, 2);
-  // Killed at the 10th simulation progress report (a finished simulation, or a size's pruned
-  // candidates at once).
+  // Killed at the 10th simulation progress report (a finished simulation, or candidates sure to be
+  // pruned).
   o.progress = [calls = 0](const TuneProgress& p) mutable {
     if (p.phase == kPhaseSimulations && p.done > 0 && ++calls == 10) throw std::runtime_error("simulated kill");
   };
@@ -98,6 +98,28 @@ TEST(SearchTune, KilledRunResumesToTheSameOutputs) {
   EXPECT_LT(resumed.resumed_tasks, resumed.simulations);
   const auto fw = outputs(whole), fk = outputs(killed);
   for (const auto& [name, text] : fw) EXPECT_EQ(text, fk.at(name)) << name;
+}
+
+// Candidates pruned at a size count as done (and skipped, so the ETA leaves them out of its average) as
+// soon as they are sure to be pruned, not when the size's last simulation ends: one size, one
+// collective, so a late count could only come with the phase's last report.
+TEST(SearchTune, PrunedCandidatesCountAsDoneBeforeTheLastSimulation) {
+  TuneOptions o = options(fresh_dir("settled"), 2);
+  o.collectives = {ir::Collective::AllReduce};
+  o.sizes = {16384};
+  std::vector<TuneProgress> reports;
+  o.progress = [&](const TuneProgress& p) {
+    if (p.phase == kPhaseSimulations) reports.push_back(p);
+  };
+  const TuneResult r = tune(ndv5(), o, sim::SimParams{});
+  ASSERT_GT(r.pruned, 0u);
+  ASSERT_FALSE(reports.empty());
+  EXPECT_EQ(reports.back().done, reports.back().total);
+  EXPECT_EQ(reports.back().skipped, r.pruned);
+  EXPECT_EQ(reports.back().done - reports.back().skipped, r.simulations);
+  const auto early = std::find_if(reports.begin(), reports.end(), [](const TuneProgress& p) { return p.skipped > 0; });
+  ASSERT_NE(early, reports.end());
+  EXPECT_LT(early->done - early->skipped, r.simulations);
 }
 
 // The kill came after candidate building and the time floors: resuming proves no grid point again

@@ -19,24 +19,29 @@ class PhaseProgress {
 
   void start() {
     const std::lock_guard<std::mutex> lock(mutex_);
-    if (progress_) progress_({phase_, done_, total_});
+    if (progress_) progress_({phase_, done_, total_, skipped_});
   }
 
   void grow(std::size_t more) {
     const std::lock_guard<std::mutex> lock(mutex_);
     total_ += more;
   }
-  void advance(std::size_t more = 1) {
-    const std::lock_guard<std::mutex> lock(mutex_);
-    done_ += more;
-    if (progress_ && more > 0) progress_({phase_, done_, total_});
-  }
+  void advance(std::size_t more = 1) { add(more, 0); }
+  // Pieces done without work (pruned, or resumed from a checkpoint): left out of the ETA's average.
+  void skip(std::size_t more) { add(more, more); }
 
  private:
+  void add(std::size_t done, std::size_t skipped) {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    done_ += done;
+    skipped_ += skipped;
+    if (progress_ && done > 0) progress_({phase_, done_, total_, skipped_});
+  }
+
   const std::function<void(const TuneProgress&)>& progress_;
   std::string_view phase_;
   std::mutex mutex_;
-  std::size_t done_ = 0, total_ = 0;
+  std::size_t done_ = 0, total_ = 0, skipped_ = 0;
 };
 
 }  // namespace ccforge::search

@@ -58,7 +58,7 @@ void Runner::run(const std::vector<Job>& jobs) {
     const Sample sample = simulate(todo[i]);
     record(todo[i], sample, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
   });
-  progress_.advance(deal.mine.size() - todo.size());
+  progress_.skip(deal.mine.size() - todo.size());  // resumed
   division_.join(deal.mine, [&](std::size_t k) { return CheckpointJournal::line(key(jobs[k]), *sample(jobs[k])); }, journal_);
   progress_.advance(deal.theirs.size());
 }
@@ -69,7 +69,7 @@ void Runner::run_one(const Job& job) {
       const std::lock_guard<std::mutex> lock(mutex_);
       ++result_.resumed_tasks;
     }
-    progress_.advance();
+    progress_.skip(1);
     return;
   }
   const auto start = std::chrono::steady_clock::now();

@@ -52,7 +52,8 @@ class Runner {
   // This process's `n` longest simulations with their wall seconds, longest first.
   std::vector<std::pair<double, Job>> slowest(std::size_t n) const;
 
-  void skipped(std::size_t count) { progress_.advance(count); }
+  // Pruned jobs: done for progress, at no cost.
+  void skipped(std::size_t count) { progress_.skip(count); }
 
   std::string key(const Job& j) const;
   // The job's finished result, or null. Safe beside run_one (a result, once there, never moves).

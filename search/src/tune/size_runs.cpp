@@ -17,6 +17,13 @@ void add(PruneCounts& to, const PruneCounts& more) {
   to.by_time_floor_only += more.by_time_floor_only;
 }
 
+// Counts the candidates newly sure to be pruned as done at once: a size's pruning is mostly known after
+// its first waves, and an ETA that waited for its last one overstated by all of them.
+void report_settled(Runner& runner, const SizeWaves& waves, std::size_t& reported) {
+  runner.skipped(waves.settled() - reported);
+  reported = waves.settled();
+}
+
 // Collective c's times at size s become the floors of its next size.
 void raise_floors(Floors& floors, const Runner& runner, std::size_t c, std::size_t s) {
   for (std::size_t i = 0; i < floors.previous[c].size(); ++i)
@@ -38,11 +45,13 @@ SimulationCounts in_lockstep(const TuneResult& r, Floors& floors, const TuneOpti
   for (std::size_t s = 0; s < options.sizes.size(); ++s) {
     SizeWaves waves(r, floors, options, s, all, true);
     PruneCounts pruned;
+    std::size_t reported = 0;
     for (std::vector<Job> wave = waves.next(runner, pruned); !wave.empty(); wave = waves.next(runner, pruned)) {
+      report_settled(runner, waves, reported);
       runner.run(wave);
       counts.simulations += wave.size();
     }
-    runner.skipped(pruned.above_best + pruned.below_nccl_gain);
+    report_settled(runner, waves, reported);
     add(counts.pruned, pruned);
     for (std::size_t c : all) raise_floors(floors, runner, c, s);
   }
@@ -69,6 +78,7 @@ class Independent {
     std::size_t s = 0;
     std::optional<SizeWaves> waves;  // at size s
     PruneCounts pruned;              // at size s
+    std::size_t reported = 0;        // of waves->settled(), to progress
     std::size_t pending = 0;         // jobs of the running wave
   };
 
@@ -78,17 +88,18 @@ class Independent {
     while (t.s < options_.sizes.size()) {
       if (!t.waves) t.waves.emplace(r_, floors_, options_, t.s, std::vector<std::size_t>{c});
       const std::vector<Job> wave = t.waves->next(runner_, t.pruned);
+      report_settled(runner_, *t.waves, t.reported);
       if (!wave.empty()) {
         t.pending = wave.size();
         counts_.simulations += wave.size();
         for (const Job& job : wave) tasks_.run([this, job] { finished(job); });
         return;
       }
-      runner_.skipped(t.pruned.above_best + t.pruned.below_nccl_gain);
       add(counts_.pruned, t.pruned);
       raise_floors(floors_, runner_, c, t.s);
       t.waves.reset();
       t.pruned = {};
+      t.reported = 0;
       ++t.s;
     }
   }

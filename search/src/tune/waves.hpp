@@ -88,14 +88,23 @@ class SizeWaves {
     }
     batch_ *= 2;
     last_ = jobs;
+    if (options_.prune) {
+      settled_ = 0;
+      for (const Coll& pc : per_coll_) settled_ += pc.pruned + sure_to_prune(pc);
+    }
     return jobs;
   }
+
+  // Candidates pruned so far or sure to be, as the last next() left them; never falls, and once next()
+  // is empty it is the size's pruned count. Progress counts them done now instead of at the size's end.
+  std::size_t settled() const { return settled_; }
 
  private:
   struct Coll {
     std::size_t c;  // the collective
     std::vector<int> order;  // candidates by ascending floor
     std::size_t next = 0;
+    std::size_t pruned = 0;
     std::optional<SimTime> best;
     SimTime nccl;
   };
@@ -114,7 +123,16 @@ class SizeWaves {
   bool below_gain(const Coll& pc, SimTime floor) const { return !beats_nccl(floor, pc.nccl, options_.min_gain); }
   bool cannot_win(const Coll& pc, SimTime floor) const { return above_best(pc, floor) || below_gain(pc, floor); }
 
-  void count_pruned(const Coll& pc, std::size_t i, PruneCounts& pruned) const {
+  // The candidates from the first one not yet handed out that cannot win on: next() prunes them all
+  // (the best time only falls, NCCL's is known, the floors are fixed).
+  std::size_t sure_to_prune(const Coll& pc) const {
+    for (std::size_t k = pc.next; k < pc.order.size(); ++k)
+      if (cannot_win(pc, floors_.at(pc.c, static_cast<std::size_t>(pc.order[k]), s_))) return pc.order.size() - k;
+    return 0;
+  }
+
+  void count_pruned(Coll& pc, std::size_t i, PruneCounts& pruned) const {
+    ++pc.pruned;
     ++(above_best(pc, floors_.at(pc.c, i, s_)) ? pruned.above_best : pruned.below_nccl_gain);
     if (!cannot_win(pc, floors_.previous[pc.c][i])) ++pruned.by_time_floor_only;
   }
@@ -125,6 +143,7 @@ class SizeWaves {
   std::vector<Coll> per_coll_;
   std::vector<Job> last_;  // the wave whose results the next one learns from
   std::size_t batch_ = kFirstWave;
+  std::size_t settled_ = 0;
   bool started_;
 };
 

@@ -250,7 +250,13 @@ std::vector<Band> merge_bands(const std::vector<Choice>& choices);
 struct TuneProgress {
   std::string_view phase;
   std::size_t done = 0, total = 0;
+  std::size_t skipped = 0;  // of done: pruned or resumed, so no work was spent on them
 };
+// Seconds the phase still needs when its worked pieces (done less skipped) took `worked_s` in all: each
+// piece not done costs the average worked one. Skipped pieces stay out of the average (they cost
+// nothing), and pruning not yet known cannot be foreseen, so the estimate overstates by at most the
+// pieces still to be pruned. 0 once all are done; null while the total is unknown or no piece was worked.
+std::optional<double> phase_seconds_left(const TuneProgress& progress, double worked_s);
 // The phases that report progress, in order: candidate grid points built and proven, per-candidate time
 // floors, (candidate or NCCL, size) simulations finished or pruned, NCCL's own space per collective,
 // out-of-place variants built and then simulated per (variant, size).
