@@ -46,7 +46,7 @@ ImportedNode import_node(const ImportInputs& inputs) {
   ImportedNode node;
   node.name = name;
   node.notes.push_back({false, fmt::format("{} is {} output", in.file(), kind == InputKind::NvidiaSmi ? "nvidia-smi topo -m" : "rocm-smi --showtopo")});
-  const NodeLayout layout = kind == InputKind::NvidiaSmi ? read_nvidia_smi_matrix(in, inputs, node.notes) : read_rocm_smi_topo(in, inputs, node.notes);
+  const ImportedLayout layout = kind == InputKind::NvidiaSmi ? read_nvidia_smi_matrix(in, inputs, node.notes) : read_rocm_smi_topo(in, inputs, node.notes);
   for (const LayoutNic& nic : layout.nics) node.nic_gbps = std::max(node.nic_gbps, nic.gbps);
   node.node_xml = layout_node_file(name, layout, node.notes);
   return node;

@@ -8,10 +8,10 @@ namespace ccforge::topo {
 
 // `nvidia-smi topo -m` (GPUs, NICs, link kinds, NUMA affinity), completed by `nvidia-smi -q` or
 // --gpu-model and by `ibv_devinfo -v`/`ibstat` or --nic-gbps.
-NodeLayout read_nvidia_smi_matrix(const TextInput& in, const ImportInputs& inputs, std::vector<ImportNote>& notes);
+ImportedLayout read_nvidia_smi_matrix(const TextInput& in, const ImportInputs& inputs, std::vector<ImportNote>& notes);
 
 // `rocm-smi --showtopo` (link type and NUMA node of each GPU), with --gpu-model and, for NICs, --nic-gbps.
-NodeLayout read_rocm_smi_topo(const TextInput& in, const ImportInputs& inputs, std::vector<ImportNote>& notes);
+ImportedLayout read_rocm_smi_topo(const TextInput& in, const ImportInputs& inputs, std::vector<ImportNote>& notes);
 
 // NCCL's own dump (NCCL_TOPO_DUMP_FILE) or a partial NCCL file completed by --gpu-model/--nic-gbps.
 ImportedNode import_nccl_dump(const ImportInputs& inputs, const std::string& name);

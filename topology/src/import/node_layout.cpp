@@ -1,4 +1,4 @@
-// Writes a NodeLayout as the NCCL topology XML NCCL itself would dump for such a node (NCCL
+// Writes a ImportedLayout as the NCCL topology XML NCCL itself would dump for such a node (NCCL
 // src/graph/xml.cc: <cpu>, <pci> with class and link speed, <gpu>/<nvlink>, RCCL's <xgmi>, <nic>/<net>).
 #include "node_layout.hpp"
 
@@ -37,7 +37,7 @@ constexpr const char* kNvSwitchTarget = "ffffffff:ff:ff.0";
 // Hands out bus ids 0000:XX:00.0 that no GPU of the layout holds.
 class BusIds {
  public:
-  explicit BusIds(const NodeLayout& layout) {
+  explicit BusIds(const ImportedLayout& layout) {
     for (const LayoutGpu& g : layout.gpus) taken_.insert(g.busid);
   }
   std::string next() {
@@ -55,7 +55,7 @@ class BusIds {
 
 class SystemWriter {
  public:
-  SystemWriter(const NodeLayout& layout, int gen) : layout_(layout), link_speed_(kLinkSpeeds[gen]), ids_(layout) {
+  SystemWriter(const ImportedLayout& layout, int gen) : layout_(layout), link_speed_(kLinkSpeeds[gen]), ids_(layout) {
     for (const LayoutGpu& g : layout.gpus) gpu_ids_.push_back(g.busid.empty() ? ids_.next() : g.busid);
   }
 
@@ -145,7 +145,7 @@ class SystemWriter {
     net.append_attribute("gdr") = 1;
   }
 
-  const NodeLayout& layout_;
+  const ImportedLayout& layout_;
   const char* link_speed_;
   BusIds ids_;
   std::vector<std::string> gpu_ids_;
@@ -172,7 +172,7 @@ std::string group_by_value(const std::vector<int>& values, const std::string& wh
   return out;
 }
 
-std::string layout_node_file(const std::string& name, const NodeLayout& layout, std::vector<ImportNote>& notes) {
+std::string layout_node_file(const std::string& name, const ImportedLayout& layout, std::vector<ImportNote>& notes) {
   const GpuModel& model = *layout.model;
   const auto host = std::find_if(std::begin(kHostLinks), std::end(kHostLinks),
                                  [&](const HostLink& h) { return std::string_view(h.model) == model.name; });

@@ -28,7 +28,7 @@ struct LayoutNic {
   double gbps = 0;
 };
 
-struct NodeLayout {
+struct ImportedLayout {
   const GpuModel* model = nullptr;
   std::vector<LayoutGpu> gpus;
   std::vector<LayoutNic> nics;
@@ -36,7 +36,7 @@ struct NodeLayout {
 
 // The ccforge <node> file of `layout`, with the assumptions the writing adds (PCIe links, CPUs, bus ids)
 // appended to `notes`.
-std::string layout_node_file(const std::string& name, const NodeLayout& layout, std::vector<ImportNote>& notes);
+std::string layout_node_file(const std::string& name, const ImportedLayout& layout, std::vector<ImportNote>& notes);
 
 // "0-3 on NUMA 0, 4-7 on NUMA 1": GPU indices grouped by a value, for one-line notes.
 std::string group_by_value(const std::vector<int>& values, const std::string& what);

@@ -1,4 +1,4 @@
-// `nvidia-smi topo -m` -> NodeLayout. The matrix gives, for every pair of devices, NV# (# bonded NVLinks)
+// `nvidia-smi topo -m` -> ImportedLayout. The matrix gives, for every pair of devices, NV# (# bonded NVLinks)
 // or the PCIe path (legend nvidia-smi prints under it): PIX at most one bridge, PXB several bridges, PHB
 // through a host bridge, NODE between host bridges of one NUMA node, SYS across NUMA nodes.
 #include "importers.hpp"
@@ -177,7 +177,7 @@ const GpuModel& gpu_model(const TextInput& in, const Matrix& mx, const ImportInp
   return *q.model;
 }
 
-void add_nvlinks(const TextInput& in, const Matrix& mx, NodeLayout& layout, std::vector<ImportNote>& notes) {
+void add_nvlinks(const TextInput& in, const Matrix& mx, ImportedLayout& layout, std::vector<ImportNote>& notes) {
   const GpuModel& model = *layout.model;
   int switched = 0;
   for (int g = 0; g < mx.gpus; ++g) {
@@ -221,10 +221,10 @@ void add_nvlinks(const TextInput& in, const Matrix& mx, NodeLayout& layout, std:
 
 }  // namespace
 
-NodeLayout read_nvidia_smi_matrix(const TextInput& in, const ImportInputs& inputs, std::vector<ImportNote>& notes) {
+ImportedLayout read_nvidia_smi_matrix(const TextInput& in, const ImportInputs& inputs, std::vector<ImportNote>& notes) {
   const Matrix mx = read_matrix(in);
   const int n = static_cast<int>(mx.names.size());
-  NodeLayout layout;
+  ImportedLayout layout;
   std::vector<std::string> busids;
   layout.model = &gpu_model(in, mx, inputs, busids, notes);
   if (layout.model->sm == 0) in.fail(mx.header_line, fmt::format("{} is an AMD GPU, but this is nvidia-smi output", layout.model->name), "check --gpu-model");

@@ -1,4 +1,4 @@
-// `rocm-smi --showtopo` -> NodeLayout. Of its tables, "Link Type between two GPUs" (XGMI or PCIE per
+// `rocm-smi --showtopo` -> ImportedLayout. Of its tables, "Link Type between two GPUs" (XGMI or PCIE per
 // pair) and "Numa Nodes" place the GPUs; rocm-smi lists no NICs and no link counts.
 #include "importers.hpp"
 
@@ -19,11 +19,11 @@ int find_line(const TextInput& in, std::string_view text) {
 
 }  // namespace
 
-NodeLayout read_rocm_smi_topo(const TextInput& in, const ImportInputs& inputs, std::vector<ImportNote>& notes) {
+ImportedLayout read_rocm_smi_topo(const TextInput& in, const ImportInputs& inputs, std::vector<ImportNote>& notes) {
   const int title = find_line(in, "Link Type between two GPUs");
   if (title == 0) in.fail(in.size(), "no 'Link Type between two GPUs' table", kPasteFix);
   if (inputs.gpu_model.empty()) in.fail(title, "rocm-smi --showtopo does not name the GPU model", "pass --gpu-model, e.g. MI300X");
-  NodeLayout layout;
+  ImportedLayout layout;
   layout.model = &flag_model(inputs);
   if (layout.model->sm != 0) in.fail(title, fmt::format("{} is an NVIDIA GPU, but this is rocm-smi output", layout.model->name), "check --gpu-model");
 
