@@ -18,6 +18,9 @@ constexpr const char* kIbQps = "NVIDIA/nccl v2.26.2-1 src/transport/net_ib.cc NC
 // its table is not published. What it picks for allreduce is read off the one TCPXO log: at 256 MB-8 GB the run
 // moves 114-181 GB/s per rank, above what a ring can (every byte crosses a node's 8 x 200 Gb/s twice: about
 // 100 GB/s at NET_BW's share), so it ran the tree; ccforge carries that choice as the tuner's.
+// TCPXO's per-message cost, fitted on its own log (kTcpxo below); TCPX and the socket transport, with no
+// public log, take it.
+constexpr double kTcpxoMessageUs = 19.0;
 constexpr const char* kTcpxoTuner =
     "GCP TCPXO tuner plugin (a3plus_tuner_config, unpublished): allreduce on Tree, read off "
     "tests/data/nccl-tests/h100_16gpu_2node_tcpxo_allreduce.log (256 MB-8 GB above a ring's NIC bound); the profile's "
@@ -84,7 +87,7 @@ const TransportConstants kEfa{
 const TransportConstants kTcpxo{
     topo::TransportKind::Tcpxo,
     "GPUDirect-TCPXO (FasTrak) net plugin, nccl-plugin-gpudirecttcpx-dev v1.0.3 image (NCCL 2.21.5)",
-    {19.0, "us",
+    {kTcpxoMessageUs, "us",
      "fitted (least median |error|): the 1-8 KB rows of tests/data/nccl-tests/h100_16gpu_2node_tcpxo_allreduce.log "
      "(2 x a3-megagpu-8g, tree Simple); its "
      "16 KB-8 GB rows and every other log are held out (tests/validate/log_fidelity_test.cpp)"},
@@ -103,7 +106,7 @@ const TransportConstants kTcpxo{
 const TransportConstants kTcpx{
     topo::TransportKind::Tcpx,
     "GPUDirect-TCPX net plugin (google/nccl-plugin-gpudirecttcpx)",
-    {19.0, "us", "assumed as tcpxo's fitted value (the same host TCP control path; no public TCPX log to fit)"},
+    {kTcpxoMessageUs, "us", "assumed as tcpxo's fitted value (the same host TCP control path; no public TCPX log to fit)"},
     {0.0, "us", "not published for the TCPX plugin; 0 as NCCL's own transports report"},
     {1.0, "ratio", "1: TCP/IP framing at GCP's 8244-byte MTU is within 1 % of IB's"},
     {4.0, "sockets", "NCCL_NSOCKS_PERTHREAD=4 x NCCL_SOCKET_NTHREADS=1 in GCP's A3 High TCPX profile"},
@@ -116,7 +119,7 @@ const TransportConstants kTcpx{
 const TransportConstants kSocket{
     topo::TransportKind::Socket,
     "NCCL's internal socket transport (src/transport/net_socket.cc), host-staged (NCCL_PTR_HOST only)",
-    {19.0, "us", "assumed as tcpxo (kernel TCP per message; no public socket-transport log to fit)"},
+    {kTcpxoMessageUs, "us", "assumed as tcpxo (kernel TCP per message; no public socket-transport log to fit)"},
     {0.0, "us", kSocketProps},
     {1.0, "ratio", "1: TCP/IP framing at a 9000-byte MTU is within 1 % of IB's"},
     {1.0, "sockets",
