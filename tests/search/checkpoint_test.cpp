@@ -79,6 +79,28 @@ TEST(SearchCheckpoint, ForgedEntriesAreRefusedAtTheirLine) {
             "checkpoint.jsonl:3: a second entry for 'allgather/ring/2048'" + fix);
 }
 
+// A header whose members have the wrong type is refused at line 1, not thrown at by the JSON reader
+// (found by the checkpoint fuzzer: "version":{...}).
+TEST(SearchCheckpoint, ForgedHeadersAreRefusedAtLineOne) {
+  const std::string fix = " (delete it or rerun without --resume)";
+  const std::vector<std::pair<std::string, std::string>> cases{
+      {R"({"fingerprint":"fp","version":{"accepted":true}})", "not a ccforge tune checkpoint"},
+      {R"({"fingerprint":"fp","version":"1"})", "not a ccforge tune checkpoint"},
+      {R"({"fingerprint":"fp","version":1.5})", "not a ccforge tune checkpoint"},
+      {R"({"fingerprint":"fp"})", "not a ccforge tune checkpoint"},
+      {R"({"fingerprint":7,"version":1})", "checkpoint was made by a tune with another topology, profile, dtype or size range"},
+      {R"({"version":1})", "checkpoint was made by a tune with another topology, profile, dtype or size range"},
+  };
+  for (const auto& [header, problem] : cases) {
+    const fs::path dir = fresh_tune_dir("checkpoint_test", "header");
+    fs::create_directories(dir);
+    write_file_atomically(dir / "checkpoint.jsonl", header + "\n" + R"({"key":"allreduce/ring/1024","ps":7})" "\n");
+    const std::string message = diag_message([&] { CheckpointJournal(dir / "checkpoint.jsonl", "fp", true, kSizes); });
+    fs::remove_all(dir);
+    EXPECT_EQ(message.substr(message.find("checkpoint.jsonl")), "checkpoint.jsonl:1: " + problem + fix) << header;
+  }
+}
+
 TEST(SearchCheckpoint, GoodEntriesAndAFinishedMarkAreTaken) {
   const fs::path dir = fresh_tune_dir("checkpoint_test", "good");
   fs::create_directories(dir);

@@ -228,8 +228,11 @@ void CheckpointJournal::load() {
     std::string duplicate;
     const nlohmann::json j = parse_entry(line, duplicate);
     if (number == 1) {
-      if (j.is_discarded() || !j.is_object() || j.value("version", 0) != kFormatVersion) throw fail("not a ccforge tune checkpoint");
-      if (j.value("fingerprint", std::string{}) != fingerprint_)
+      // Members are type-checked before they are read: a forged header is refused, never thrown at.
+      const bool versioned = !j.is_discarded() && j.is_object() && j.contains("version") && j["version"].is_number_integer() &&
+                             j["version"].get<std::int64_t>() == kFormatVersion;
+      if (!versioned) throw fail("not a ccforge tune checkpoint");
+      if (!j.contains("fingerprint") || !j["fingerprint"].is_string() || j["fingerprint"].get_ref<const std::string&>() != fingerprint_)
         throw fail("checkpoint was made by a tune with another topology, profile, dtype or size range");
       continue;
     }
