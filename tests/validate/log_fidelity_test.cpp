@@ -159,11 +159,11 @@ TEST(LogFidelity, FourH100NodesOverNdrIb) {
 }
 
 // 2 AWS p5.48xlarge over EFA (aws-ofi-nccl: plugin latency 75 us in NCCL's tuner), NCCL version not printed
-// (2.18 tables). sim/src/net/transports.cpp's EFA message cost was fitted on the 1-8 KB rows. Achieved 8.4 % /
-// 42.9 % (16-64 KB tree LL flat in the sim, the log rises with size; 64-256 MB NVLSTree 21-30 % fast); held
-// out (21 rows) 9.5 % / 42.9 %. Not yet at the worst bar.
+// (2.18 tables). sim/src/net/transports.cpp's EFA message cost was fitted on the 1-8 KB rows. Achieved 8.5 % /
+// 42.5 % (16-64 KB tree LL flat in the sim, the log rises with size: tree LL is bound by LL's own rate, below
+// one EFA rail; 64-256 MB NVLSTree 21-30 % fast); held out (21 rows) 9.6 % / 42.5 %. Not yet at the worst bar.
 TEST(LogFidelity, TwoP5NodesOverEfa) {
-  expect_within({"h100_p5_16gpu_2node_efa_allreduce.log", "p5-x2.xml", {}, 25, 10.0, 43.5, {{1024, 8192}}});
+  expect_within({"h100_p5_16gpu_2node_efa_allreduce.log", "p5-x2.xml", {}, 25, 10.0, 43.0, {{1024, 8192}}});
 }
 
 // 2 GCP a3-megagpu-8g over GPUDirect-TCPXO, NCCL 2.21.5 (the plugin image's; not printed). The TCPXO profile's

@@ -164,7 +164,8 @@ class TreeChannel {
         folded_ == nullptr
             ? low_.add_transfer(src, dst, payload, costs, track, label, true, weight_)
             // As Lowering::add_transfer, on the folded path.
-            : low_.add_fabric_op(folded_->at({src, dst}), payload / costs.wire_efficiency, costs.tb_bytes_per_s,
+            : low_.add_fabric_op(folded_->at({src, dst}), payload / costs.wire_efficiency,
+                                 low_.send_rate_cap(src, dst, payload / costs.wire_efficiency, costs),
                                  transfer_alpha(costs, low_.topo().route(src, dst)), track, label, weight_);
     low_.set_chunk(t, static_cast<int>(index_));
     return t;
