@@ -76,6 +76,7 @@ void print_transport(const topo::Topology& t) {
                                                                  {"latency reported to NCCL", &c.reported_latency_us},
                                                                  {"framing share", &c.framing},
                                                                  {"streams per connection", &c.streams},
+                                                                 {"rail stripe size", &c.stripe_min_bytes},
                                                                  {"Simple buffer (BUFFSIZE)", &c.simple_buffer_bytes},
                                                                  {"p2p step across nodes", &c.p2p_net_chunk_bytes}};
   for (const auto& [what, v] : rows) fmt::print("  {:<26} {:>8g} {:<7} {}\n", what, v->value, v->unit, v->source);
@@ -89,6 +90,7 @@ nlohmann::json transport_json(const topo::Topology& t) {
   nlohmann::json j{{"kind", topo::to_string(n.kind)}, {"plugin", c.plugin}, {"gpudirect_rdma", n.gpudirect_rdma},
                    {"message_us", cited(c.message_us)}, {"reported_latency_us", cited(c.reported_latency_us)},
                    {"framing", cited(c.framing)}, {"streams", cited(c.streams)},
+                   {"stripe_min_bytes", cited(c.stripe_min_bytes)},
                    {"simple_buffer_bytes", cited(c.simple_buffer_bytes)},
                    {"p2p_net_chunk_bytes", cited(c.p2p_net_chunk_bytes)}};
   if (n.nics_per_node > 0) j["nics_per_node"] = n.nics_per_node;

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "net/transport_costs.hpp"
+
 namespace ccforge::sim {
 
 Lowering::Lowering(const topo::Topology& topo, const SimConstants& params, Trace* trace)
@@ -37,11 +39,15 @@ std::vector<std::uint32_t> Lowering::transfer_resources(int src, int dst, const 
   return links;
 }
 
+double Lowering::send_rate_cap(int src, int dst, double wire_bytes, const ProtocolCosts& costs) const {
+  return std::min(costs.tb_bytes_per_s, net::connection_bytes_per_s(topo_, params_, topo_.route(src, dst), wire_bytes));
+}
+
 Task Lowering::transfer_task(int src, int dst, double payload, const ProtocolCosts& costs, int track,
                              std::uint32_t label) {
   Task t;
   t.wire_bytes = payload / costs.wire_efficiency;
-  t.rate_cap = costs.tb_bytes_per_s;
+  t.rate_cap = send_rate_cap(src, dst, t.wire_bytes, costs);
   t.path = route_path(src, dst, costs);
   t.track = track;
   t.label = label;

@@ -39,6 +39,9 @@ class Lowering {
   // `turnaround`: extra time before the first byte leaves (a forwarding receiver seeing its line land).
   StreamedTransfer add_streamed_transfer(int src, int dst, double payload, const ProtocolCosts& costs, SimTime turnaround,
                                          int track, std::uint32_t label);
+  // The rate cap of a send of `wire_bytes` from `src` to `dst`: the protocol's threadblock rate, and across
+  // the network the rails of its NIC the connection is bound to (net::connection_bytes_per_s).
+  double send_rate_cap(int src, int dst, double wire_bytes, const ProtocolCosts& costs) const;
   // A task carried by a path that is the union of several routes (NVLS: one reduce or multicast
   // operation loads every GPU's switch port once).
   TaskId add_fabric_op(PathId path, double wire_bytes, double rate_cap, SimTime delay, int track, std::uint32_t label,

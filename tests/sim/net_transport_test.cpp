@@ -36,8 +36,8 @@ TEST(NetTransport, EveryConstantHasASource) {
                                 topo::TransportKind::Tcpxo, topo::TransportKind::Tcpx, topo::TransportKind::Socket}) {
     const net::TransportConstants& c = net::transport_constants(k);
     EXPECT_EQ(c.kind, k);
-    for (const net::Cited* v : {&c.message_us, &c.reported_latency_us, &c.framing, &c.streams, &c.simple_buffer_bytes,
-                                 &c.p2p_net_chunk_bytes}) {
+    for (const net::Cited* v : {&c.message_us, &c.reported_latency_us, &c.framing, &c.streams, &c.stripe_min_bytes,
+                                 &c.simple_buffer_bytes, &c.p2p_net_chunk_bytes}) {
       EXPECT_GT(std::string(v->source).size(), 10u) << topo::to_string(k);
       EXPECT_GE(v->value, 0.0);
     }

@@ -85,6 +85,7 @@ struct FlowType {
   SimTime delay;
   bool network = false;
   bool uniform = true;  // same alpha and path class for every head
+  int from = -1, to = -1;  // a send's nodes (-1: an NVLS operation)
 };
 
 }  // namespace
@@ -129,6 +130,8 @@ void lower_nvls_tree(Lowering& low, const NcclCall& call, bool fold) {
       }
       f.network = r0.path_class == topo::PathClass::Net;
       f.delay = transfer_alpha(costs, r0);
+      f.from = n;
+      f.to = m;
       types.push_back(std::move(f));
       return static_cast<int>(types.size()) - 1;
     };
@@ -166,8 +169,11 @@ void lower_nvls_tree(Lowering& low, const NcclCall& call, bool fold) {
         track[n] = low.track(fmt::format("rank {} tree {} x{}{} (nvlstree)", head(n), which, weight,
                                          folded ? fmt::format(" for {} heads", heads.size()) : ""));
       }
-      auto op = [&](int t, double payload, int n, std::uint32_t label) {
-        return low.add_fabric_op(path[t], payload, costs.tb_bytes_per_s, types[t].delay, track[n], label, weight);
+      // `wire`: the op's wire bytes; a send's cap is its connection's (Lowering::send_rate_cap).
+      auto op = [&](int t, double wire, int n, std::uint32_t label) {
+        const FlowType& f = types[t];
+        const double cap = f.from < 0 ? costs.tb_bytes_per_s : low.send_rate_cap(head(f.from), head(f.to), wire, costs);
+        return low.add_fabric_op(path[t], wire, cap, f.delay, track[n], label, weight);
       };
       bool started = false;
       double remaining = share;

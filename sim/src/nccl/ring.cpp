@@ -125,7 +125,8 @@ class RingChannel {
     }
     // As Lowering::add_transfer, on the folded path.
     const SimTime delay = transfer_alpha(costs_, low_.topo().route(order_[i], next), with_sync);
-    return low_.add_fabric_op((*folded_paths_)[i], payload / costs_.wire_efficiency, costs_.tb_bytes_per_s, delay,
+    const double wire = payload / costs_.wire_efficiency;
+    return low_.add_fabric_op((*folded_paths_)[i], wire, low_.send_rate_cap(order_[i], next, wire, costs_), delay,
                               tracks_[i], label_, weight_);
   }
 

@@ -1,6 +1,7 @@
 #include <fmt/core.h>
 
 #include <algorithm>
+#include <cmath>
 #include <functional>
 #include <map>
 #include <optional>
@@ -23,6 +24,51 @@ namespace {
 // Folded paths of one tree standing for its rotations, keyed by (src, dst) of its sends.
 using FoldedSends = std::map<std::pair<int, int>, PathId>;
 
+// NCCL's tree thread split (src/device/all_reduce.h runTreeSplit, the same rule at v2.18.3-1, v2.21.5-1 and
+// v2.26.2-1): a rank with a parent runs its reduce-up and its broadcast-down on two thread groups of the
+// channel's block at once; the root runs both in one op on all threads. Each half's threadblock rate is its
+// share of the threads a ring channel moves sim.tb_bw with.
+struct TreeSplit {
+  double up = 1.0;    // of sim.tb_bw, a non-root rank's sends to its parent
+  double down = 1.0;  // of sim.tb_bw, a non-root rank's sends to its children
+};
+
+TreeSplit tree_split(ir::Protocol proto, const topo::Topology& topo) {
+  if (msccl_runtime(topo) == ir::Runtime::Rccl) return {};  // RCCL's tree kernel is not re-read here
+  constexpr double kWarp = 32;
+  // The tree's block: NCCL_MAX_NTHREADS 640 (v2.26.2-1 src/enqueue.cc topoGetAlgoInfo "Tree now uses all
+  // threads always"; v2.18.3-1 and v2.21.5-1: NCCL_SIMPLE_MAX_NTHREADS 512 plus the split's 4 sync warps for
+  // Simple, NCCL_LL128_MAX_NTHREADS 640 for LL128, at the sizes where the rate matters).
+  constexpr double kTreeThreads = 640;
+  switch (proto) {
+    case ir::Protocol::Simple: {
+      // runTreeSplit: nthreads / 2, + 64 from 256: 384 reduce, 256 broadcast threads, each group less its sync
+      // warp (src/device/prims_simple.h nworkers, NCCL_SIMPLE_EXTRA_GROUP_IF_NTHREADS_GE 96), against the
+      // 512 workers of a ring channel (NCCL_SIMPLE_MAX_NTHREADS 512 plus the ring's own sync warp).
+      const double reduce = kTreeThreads / 2 + 64;
+      constexpr double kRingWorkers = 512;
+      return {(reduce - kWarp) / kRingWorkers, (kTreeThreads - reduce - kWarp) / kRingWorkers};
+    }
+    case ir::Protocol::LL128: {
+      // runTreeSplit: 70 % of the warps, rounded down, reduce (14 of 20), the rest broadcast (6), against the
+      // 20 warps of a ring channel (NCCL_LL128_MAX_NTHREADS 640); each warp moves 2 KiB of lines per pass
+      // (src/device/prims_ll128.h WireWordPerSlice).
+      const double warps = kTreeThreads / kWarp;
+      const double reduce = std::floor(warps * 7 / 10);
+      return {reduce / warps, (warps - reduce) / warps};
+    }
+    default:
+      // LL splits its threads the same way, but sim.tb_bw.LL is the GPU's whole LL rate (llMaxBws) over 16
+      // channels, not a per-thread rate: the split's halves are not what bounds it.
+      return {};
+  }
+}
+
+ProtocolCosts scaled_tb(ProtocolCosts costs, double share) {
+  costs.tb_bytes_per_s *= share;
+  return costs;
+}
+
 // One tree channel (NCCL all_reduce.h runTreeUpDown/runTreeSplit): per chunk, every rank reduces
 // what its children sent and passes it to its parent; the root then sends the result down, every rank
 // forwarding what its parent sent to its children.
@@ -36,9 +82,15 @@ using FoldedSends = std::map<std::pair<int, int>, PathId>;
 // on arrival, which SendOrder already orders.
 class TreeChannel {
  public:
-  TreeChannel(Lowering& low, const ProtocolCosts& costs, GpuTree tree, const std::string& name, double weight,
-              const FoldedSends* folded)
-      : low_(low), costs_(costs), tree_(std::move(tree)), weight_(weight), folded_(folded) {
+  TreeChannel(Lowering& low, const ProtocolCosts& costs, TreeSplit split, GpuTree tree, const std::string& name,
+              double weight, const FoldedSends* folded)
+      : low_(low),
+        costs_(costs),
+        up_costs_(scaled_tb(costs, split.up)),
+        down_costs_(scaled_tb(costs, split.down)),
+        tree_(std::move(tree)),
+        weight_(weight),
+        folded_(folded) {
     const topo::Topology& topo = low.topo();
     const int p = topo.num_gpus();
     up_label_ = low.graph().add_label("tree reduce");
@@ -69,7 +121,7 @@ class TreeChannel {
     for (int r : tree_.leaves_first) {
       const int parent = tree_.parent[r];
       if (parent < 0) continue;
-      const TaskId t = send(r, parent, chunk, tracks_[r], up_label_);
+      const TaskId t = send(r, parent, chunk, up_costs_, tracks_[r], up_label_);
       for (int c : tree_.children[r]) graph.depend(up_[c], t);
       if (slots_full) {
         if (parent == tree_.root) {
@@ -88,7 +140,7 @@ class TreeChannel {
       std::vector<TaskId>& sent = down_sent_[slot_of(r, slot)];  // read by r's parent, which came before r
       sent.clear();
       for (std::size_t k = 0; k < kids.size(); ++k) {
-        const TaskId t = send(r, kids[k], chunk, tracks_[r], down_label_);
+        const TaskId t = send(r, kids[k], chunk, r == tree_.root ? costs_ : down_costs_, tracks_[r], down_label_);
         if (r == tree_.root) {
           for (int c : kids) graph.depend(up_[c], t);
         } else {
@@ -107,13 +159,14 @@ class TreeChannel {
 
  private:
   // A send of the current chunk (its index shown in a trace).
-  TaskId send(int src, int dst, double payload, int track, std::uint32_t label) {
+  TaskId send(int src, int dst, double payload, const ProtocolCosts& costs, int track, std::uint32_t label) {
     const TaskId t =
         folded_ == nullptr
-            ? low_.add_transfer(src, dst, payload, costs_, track, label, true, weight_)
+            ? low_.add_transfer(src, dst, payload, costs, track, label, true, weight_)
             // As Lowering::add_transfer, on the folded path.
-            : low_.add_fabric_op(folded_->at({src, dst}), payload / costs_.wire_efficiency, costs_.tb_bytes_per_s,
-                                 transfer_alpha(costs_, low_.topo().route(src, dst)), track, label, weight_);
+            : low_.add_fabric_op(folded_->at({src, dst}), payload / costs.wire_efficiency,
+                                 low_.send_rate_cap(src, dst, payload / costs.wire_efficiency, costs),
+                                 transfer_alpha(costs, low_.topo().route(src, dst)), track, label, weight_);
     low_.set_chunk(t, static_cast<int>(index_));
     return t;
   }
@@ -124,7 +177,8 @@ class TreeChannel {
   const std::vector<TaskId>& down_sent(int rank, std::size_t slot) const { return down_sent_[slot_of(rank, slot)]; }
 
   Lowering& low_;
-  ProtocolCosts costs_;
+  ProtocolCosts costs_;                    // the root's: both halves on all threads
+  ProtocolCosts up_costs_, down_costs_;    // a non-root rank's halves (TreeSplit)
   GpuTree tree_;
   double weight_;
   const FoldedSends* folded_;
@@ -304,6 +358,7 @@ std::uint64_t tree_chunks(const NcclCall& call, const topo::Topology& topo, cons
 void lower_tree(Lowering& low, const NcclCall& call, bool fold) {
   const ProtocolCosts costs = protocol_costs(low.params(), call.proto, low.topo());
   const topo::Topology& topo = low.topo();
+  const TreeSplit split = tree_split(call.proto, topo);
   const ChunkLoop loop = chunk_loop(call.bytes / call.nchannels, tree_chunk_bytes(call, topo, low.params()));
   // Channel c runs tree c % 2 with its node chains in the order of multi-node ring c / 2 (starting at a
   // GPU with a NIC in service; on mesh nodes along that ring's cycle: sim/node_rings.hpp), so that
@@ -325,15 +380,15 @@ void lower_tree(Lowering& low, const NcclCall& call, bool fold) {
     folded = fold_trees(low);
   if (!folded.empty()) {
     for (const FoldedTree& f : folded)
-      channels.emplace_back(low, costs, f.tree, f.name, call.nchannels / shapes, &f.sends);
+      channels.emplace_back(low, costs, split, f.tree, f.name, call.nchannels / shapes, &f.sends);
   } else {
     for (int s = 0; s < shapes; ++s) {
       double weight = 0;
       for (int c = s; c < call.nchannels; c += shapes) ++weight;
       const int which = s % 2;
       const std::vector<int> order = chain_order(topo, entries, node_cycles, s / 2);
-      channels.emplace_back(low, costs, gpu_tree(topo, which, order), fmt::format("tree {} rot {}", which, order.front()),
-                            weight, nullptr);
+      channels.emplace_back(low, costs, split, gpu_tree(topo, which, order),
+                            fmt::format("tree {} rot {}", which, order.front()), weight, nullptr);
     }
   }
   lower_chunk_loop(low, loop, call.chunks, [&](double bytes) {

@@ -1,8 +1,13 @@
 #include "transport_costs.hpp"
 
+#include "ccforge/sim/sim.hpp"
 #include "ccforge/sim/transports.hpp"
 
 #include <fmt/core.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
 
 #include "ccforge/common/diag.hpp"
 #include "ccforge/ir/executor_facts.hpp"
@@ -46,6 +51,34 @@ double p2p_net_chunk_bytes(const topo::Topology& topo) {
   constexpr double kNcclDefault = 131072;
   const double chunk = constants(topo).p2p_net_chunk_bytes.value;
   return chunk > 0 ? chunk : kNcclDefault;
+}
+
+int message_rails(const topo::Topology& topo, double message_bytes) {
+  const int rails = topo.transport().nics_per_device();
+  const double stripe = constants(topo).stripe_min_bytes.value;
+  if (rails <= 1 || stripe <= 0) return rails;
+  // aws-ofi-nccl get_num_stripes: ceil(size / min stripe), clamped to [1, rails], then the largest divisor of
+  // the rails not above it.
+  int stripes = static_cast<int>(std::clamp(std::ceil(message_bytes / stripe), 1.0, static_cast<double>(rails)));
+  while (rails % stripes != 0) --stripes;
+  return stripes;
+}
+
+double connection_bytes_per_s(const topo::Topology& topo, const SimConstants& params, const topo::Route& route,
+                              double message_bytes) {
+  constexpr double kUnbound = std::numeric_limits<double>::infinity();
+  if (route.path_class != topo::PathClass::Net) return kUnbound;
+  const int rails = topo.transport().nics_per_device();
+  const int used = message_rails(topo, message_bytes);
+  if (used >= rails) return kUnbound;
+  double nic = kUnbound;
+  const topo::GpuArch arch = topo.gpu(0).arch;
+  for (LinkId id : route.links) {
+    const topo::Link& l = topo.link(id);
+    if (l.kind != topo::LinkKind::Nic && l.kind != topo::LinkKind::Network) continue;
+    nic = std::min(nic, l.bandwidth.bytes_per_s * link_efficiency(params, l.kind, arch) * framing_share(topo));
+  }
+  return nic / rails * used;
 }
 
 double reported_latency_us(const topo::Topology& topo) {

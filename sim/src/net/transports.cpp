@@ -9,6 +9,7 @@ constexpr const char* kIbProps = "NVIDIA/nccl v2.26.2-1 src/transport/net_ib.cc 
 constexpr const char* kSocketProps =
     "NVIDIA/nccl v2.26.2-1 src/transport/net_socket.cc ncclNetSocketGetProperties: props->latency = 0 (\"Not set\")";
 constexpr const char* kIbFraming = "1: IB's framing is what sim.link.net.efficiency (NCCL NET_BW 12 of 12.5 GB/s) holds";
+constexpr const char* kNoStripe = "0: the transport drives each node NIC as one device; no per-rail binding";
 constexpr const char* kIbQps = "NVIDIA/nccl v2.26.2-1 src/transport/net_ib.cc NCCL_PARAM(IbQpsPerConn, \"IB_QPS_PER_CONNECTION\", 1)";
 // GCP GPUDirect-TCPXO (A3 Mega): the variables of its NCCL profile (/var/lib/tcpxo/lib64/nccl-env-profile.sh),
 // as GCP's own launch scripts export them (GoogleCloudPlatform/cluster-toolkit examples/machine-learning/
@@ -44,6 +45,7 @@ const TransportConstants kIb{
     {0.0, "us", kIbProps},
     {1.0, "ratio", kIbFraming},
     {1.0, "QPs", kIbQps},
+    {0.0, "bytes", kNoStripe},
     {0.0, "bytes", kDefaultBuffsize},
     {0.0, "bytes", kDefaultP2pNetChunk},
     {},
@@ -60,6 +62,7 @@ const TransportConstants kRoce{
      "4096-byte MTU framing, RoCEv2 over IB: IB 26 B/packet (LRH 8, BTH 12, ICRC 4, VCRC 2; IBTA spec vol. 1) against "
      "RoCEv2 82 B (Ethernet 14 + FCS 4 + IPv4 20 + UDP 8 + BTH 12 + ICRC 4, preamble and gap 20; IBTA RoCEv2 annex A17)"},
     {1.0, "QPs", kIbQps},
+    {0.0, "bytes", kNoStripe},
     {0.0, "bytes", kDefaultBuffsize},
     {0.0, "bytes", kDefaultP2pNetChunk},
     {},
@@ -76,6 +79,10 @@ const TransportConstants kEfa{
     {75.0, "us", "aws/aws-ofi-nccl v1.7.0-aws+ src/platform-aws.c platform_data_map p5.48xlarge .latency = 75.0 (commit d87d61e0)"},
     {1.0, "ratio", "1: no published SRD framing; EFA's 100 Gb/s ports are counted at NCCL's NET_BW share as IB's"},
     {4.0, "rails", "aws-ofi-nccl RDMA protocol: a GPU's 4 EFA NICs behind its PCIe switch are rails of one NCCL device (p5.48xlarge: 32 NICs, 8 GPUs)"},
+    {131072.0, "bytes",
+     "aws/aws-ofi-nccl v1.13.0-aws+ include/nccl_ofi_param.h OFI_NCCL_MIN_STRIPE_SIZE (128 * 1024); "
+     "src/nccl_ofi_scheduler.c get_num_stripes: ceil(size / it) rails, at most all, the largest that divides "
+     "them; a message up to 128 KiB goes on one 100 Gb/s rail (round-robin)"},
     {0.0, "bytes", kDefaultBuffsize},
     {0.0, "bytes", kDefaultP2pNetChunk},
     // configure_nccl_proto (aws/aws-ofi-nccl v1.7.2-aws src/platform-aws.c) sets NCCL_PROTO=simple only where the
@@ -94,6 +101,7 @@ const TransportConstants kTcpxo{
     {0.0, "us", "not published for the FasTrak plugin; 0 as NCCL's own transports report"},
     {1.0, "ratio", "1: TCP/IP framing at GCP's 8244-byte MTU is within 1 % of IB's"},
     {2.0, "flows", "NCCL_FASTRAK_NUM_FLOWS=2 in the TCPXO profile"},
+    {0.0, "bytes", kNoStripe},
     {8388608.0, "bytes", kTcpxoProfileBuffsize},
     {524288.0, "bytes", kTcpxoProfileP2pChunk},
     {{"NCCL_ALGO=Ring,Tree;AllReduce:Tree", kTcpxoTuner},
@@ -110,6 +118,7 @@ const TransportConstants kTcpx{
     {0.0, "us", "not published for the TCPX plugin; 0 as NCCL's own transports report"},
     {1.0, "ratio", "1: TCP/IP framing at GCP's 8244-byte MTU is within 1 % of IB's"},
     {4.0, "sockets", "NCCL_NSOCKS_PERTHREAD=4 x NCCL_SOCKET_NTHREADS=1 in GCP's A3 High TCPX profile"},
+    {0.0, "bytes", kNoStripe},
     {0.0, "bytes", kDefaultBuffsize},
     {0.0, "bytes", kDefaultP2pNetChunk},
     {{"NCCL_PROTO=Simple", "GCP GPUDirect-TCPX profile (A3 High): NCCL_PROTO=Simple"}},
@@ -125,6 +134,7 @@ const TransportConstants kSocket{
     {1.0, "sockets",
      "NVIDIA/nccl v2.26.2-1 src/transport/net_socket.cc ncclNetSocketGetNsockNthread: 1 thread x 1 socket unless the NIC "
      "is AWS's (2 x 8) or GCP's (4 x 1); NCCL_NSOCKS_PERTHREAD / NCCL_SOCKET_NTHREADS override"},
+    {0.0, "bytes", kNoStripe},
     {0.0, "bytes", kDefaultBuffsize},
     {0.0, "bytes", kDefaultP2pNetChunk},
     {},

@@ -38,6 +38,10 @@ struct TransportConstants {
   Cited framing;
   // Parallel streams a connection spreads a message over (QPs, sockets or flows).
   Cited streams;
+  // Where a device is several NICs (rails: the cluster's nics_per_node over the node's NICs), the message size
+  // per rail the plugin stripes at: a message goes over ceil(bytes / this) rails, at most all of them (fewer
+  // to divide them evenly), each rail bound at one NIC's rate. 0: every message uses the whole device.
+  Cited stripe_min_bytes;
   // NCCL_BUFFSIZE the plugin's profile sets: Simple's buffer per connection, NCCL_STEPS slots of it make a
   // step (one network message); 0 leaves NCCL's default (src/init.cc DEFAULT_BUFFSIZE 4 MiB).
   Cited simple_buffer_bytes;
