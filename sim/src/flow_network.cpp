@@ -172,8 +172,11 @@ void FlowNetwork::close_component() {
 bool FlowNetwork::solve_component(bool residual) {
   // Local dense indices for the solver; sorted so the problem (and thus rounding) is deterministic.
   std::sort(comp_links_.begin(), comp_links_.end());
-  std::sort(comp_flows_.begin(), comp_flows_.end(),
-            [&](std::uint32_t a, std::uint32_t b) { return flows_[a].id < flows_[b].id; });
+  // By flow id, each slot sorted with its id beside it (not looked up in the pool at each comparison).
+  sort_keys_.clear();
+  for (std::uint32_t p : comp_flows_) sort_keys_.push_back(static_cast<std::uint64_t>(flows_[p].id) << 32 | p);
+  std::sort(sort_keys_.begin(), sort_keys_.end());
+  for (std::size_t i = 0; i < sort_keys_.size(); ++i) comp_flows_[i] = static_cast<std::uint32_t>(sort_keys_[i]);
   MaxMinProblem& problem = problem_;
   problem.capacity.clear();
   problem.bound.clear();

@@ -136,6 +136,7 @@ class FlowNetwork {
   std::vector<std::uint32_t> link_mark_;
   std::uint32_t epoch_ = 0;
   std::vector<std::uint32_t> comp_links_, comp_flows_;  // comp_flows_: slots
+  std::vector<std::uint64_t> sort_keys_;                // (id, slot) of comp_flows_, to sort them by id
   std::vector<std::uint32_t> dirty_links_;  // touched since the last settle(), each once
   std::vector<bool> link_dirty_;
   std::vector<char> binding_before_;  // per dirty link: binding() when first touched since the last settle
