@@ -19,8 +19,7 @@ const std::vector<double>& MaxMinSolver::solve(const MaxMinProblem& problem) {
   active_.assign(ncons, 0.0);  // summed weight of unfrozen variables per constraint
   frozen_.assign(nvars, 0);
   auto weight = [&](std::size_t v) { return problem.weight.empty() ? 1.0 : problem.weight[v]; };
-  // The unfrozen variables, in increasing order (the order their weights leave active_ in), so that a
-  // round walks only those: most freeze in the first rounds.
+  // The variables that have constraints, in increasing order (the order their weights enter active_ in).
   unfrozen_.clear();
   first_user_.assign(ncons + 1, 0);
   for (std::size_t v = 0; v < nvars; ++v) {
@@ -45,19 +44,26 @@ const std::vector<double>& MaxMinSolver::solve(const MaxMinProblem& problem) {
   live_.clear();
   for (std::size_t c = 0; c < ncons; ++c)
     if (active_[c] > 0.0) live_.push_back(static_cast<std::uint32_t>(c));
+  // The variables by bound: those the level reaches are a prefix of the ones still unfrozen.
+  by_bound_ = unfrozen_;
+  std::stable_sort(by_bound_.begin(), by_bound_.end(),
+                   [&](std::uint32_t a, std::uint32_t b) { return problem.bound[a] < problem.bound[b]; });
+  std::size_t lowest = 0;  // by_bound_[lowest] is the unfrozen variable of least bound
+  std::size_t left = unfrozen_.size();
   // All unfrozen variables share one level; each round raises it to the next saturation point.
   double level = 0.0;
-  while (!unfrozen_.empty()) {
+  while (left > 0) {
     double next = kUnbounded;
     for (std::uint32_t c : live_) next = std::min(next, level + remaining_[c] / active_[c]);
-    for (std::uint32_t v : unfrozen_) next = std::min(next, problem.bound[v]);
+    while (frozen_[by_bound_[lowest]] != 0) ++lowest;
+    next = std::min(next, problem.bound[by_bound_[lowest]]);
     const double delta = next - level;
     for (std::uint32_t c : live_) remaining_[c] -= delta * active_[c];
     level = next;
     // Freeze the variables at their bound or on a saturated constraint, in increasing order.
     freezing_.clear();
     for (std::uint32_t c : live_) {
-      if (remaining_[c] > kSaturationSlack * problem.capacity[c]) continue;
+      if (!(remaining_[c] <= kSaturationSlack * problem.capacity[c])) continue;
       for (std::uint32_t k = first_user_[c]; k < first_user_[c + 1]; ++k) {
         const std::uint32_t v = users_[k];
         if (frozen_[v] == 0) {
@@ -66,8 +72,9 @@ const std::vector<double>& MaxMinSolver::solve(const MaxMinProblem& problem) {
         }
       }
     }
-    for (std::uint32_t v : unfrozen_) {
-      if (frozen_[v] == 0 && problem.bound[v] <= level) {
+    for (std::size_t k = lowest; k < by_bound_.size() && problem.bound[by_bound_[k]] <= level; ++k) {
+      const std::uint32_t v = by_bound_[k];
+      if (frozen_[v] == 0) {
         frozen_[v] = 1;
         freezing_.push_back(v);
       }
@@ -77,7 +84,7 @@ const std::vector<double>& MaxMinSolver::solve(const MaxMinProblem& problem) {
       rate_[v] = level;
       for (std::uint32_t c : problem.uses[v]) active_[c] -= weight(v);
     }
-    std::erase_if(unfrozen_, [&](std::uint32_t v) { return frozen_[v] != 0; });
+    left -= freezing_.size();
     std::erase_if(live_, [&](std::uint32_t c) { return !(active_[c] > 0.0); });
   }
   return rate_;
