@@ -25,7 +25,7 @@ FlowNetwork::FlowNetwork(std::vector<double> link_capacity, std::size_t max_flow
       use_mark_(capacity_.size(), 0),
       link_use_(capacity_.size()),
       changed_mark_(capacity_.size(), 0),
-      local_index_(capacity_.size(), 0),
+      local_index_(capacity_.size()),
       resolve_(resolve) {
   for (std::uint32_t l = 0; l < twin_.size(); ++l) twin_[l] = l;
 }
@@ -196,7 +196,7 @@ bool FlowNetwork::solve_component(bool residual) {
         free -= f.weight * f.rate;
       }
     }
-    local_index_[l] = static_cast<std::uint32_t>(problem.capacity.size());
+    local_index_[l] = LocalIndex{epoch_, static_cast<std::uint32_t>(problem.capacity.size())};
     problem.capacity.push_back(std::max(free, 0.0));
   }
   for (std::size_t i = 0; i < comp_flows_.size(); ++i) {
@@ -205,8 +205,8 @@ bool FlowNetwork::solve_component(bool residual) {
     problem.weight.push_back(f.weight);
     std::vector<std::uint32_t>& uses = problem.uses[i];
     uses.clear();
-    for (std::uint32_t l : *f.links)  // its binding links (all, for Full)
-      if (link_mark_[l] == epoch_ && stands_for_itself(l)) uses.push_back(local_index_[l]);
+    for (std::uint32_t l : *f.links)  // its binding links standing for themselves (all, for Full)
+      if (local_index_[l].epoch == epoch_) uses.push_back(local_index_[l].index);
   }
   const std::vector<double>& rates = solver_.solve(problem);
   for (std::size_t i = 0; i < comp_flows_.size(); ++i) flows_[comp_flows_[i]].trial_rate = rates[i];

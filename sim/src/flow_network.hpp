@@ -159,7 +159,12 @@ class FlowNetwork {
   // Relative slack of the certificate's comparisons: far above the solver's rounding (kSaturationSlack
   // 1e-12 and sums of a few rates), far below what moves a finish time by a picosecond on a microsecond.
   static constexpr double kCertifyTolerance = 1e-10;
-  std::vector<std::uint32_t> local_index_;  // per link of the component being solved: its constraint index
+  // Per link of the component being solved that stands for itself: its constraint index, valid while
+  // `epoch` is epoch_ (one lookup per link of a flow's path).
+  struct LocalIndex {
+    std::uint32_t epoch = 0, index = 0;
+  };
+  std::vector<LocalIndex> local_index_;
   MaxMinProblem problem_;  // rebuilt per re-solve; kept to reuse its allocations
   MaxMinSolver solver_;
   Trace* trace_ = nullptr;

@@ -46,8 +46,9 @@ const std::vector<double>& MaxMinSolver::solve(const MaxMinProblem& problem) {
     if (active_[c] > 0.0) live_.push_back(static_cast<std::uint32_t>(c));
   // The variables by bound: those the level reaches are a prefix of the ones still unfrozen.
   by_bound_ = unfrozen_;
-  std::stable_sort(by_bound_.begin(), by_bound_.end(),
-                   [&](std::uint32_t a, std::uint32_t b) { return problem.bound[a] < problem.bound[b]; });
+  std::sort(by_bound_.begin(), by_bound_.end(), [&](std::uint32_t a, std::uint32_t b) {
+    return problem.bound[a] < problem.bound[b] || (problem.bound[a] == problem.bound[b] && a < b);
+  });
   std::size_t lowest = 0;  // by_bound_[lowest] is the unfrozen variable of least bound
   std::size_t left = unfrozen_.size();
   // All unfrozen variables share one level; each round raises it to the next saturation point.
