@@ -5,6 +5,7 @@
 #include "ccforge/sim/sim.hpp"
 #include "event_queue.hpp"
 #include "flow_network.hpp"
+#include "twin_links.hpp"
 
 namespace ccforge::sim {
 namespace {
@@ -28,7 +29,11 @@ class Engine {
           queue_.schedule(flow, finish, EventPayload{EventKind::FlowDone, flow, gen});
         }),
         detector_(graph, pending_, ready_at_, network_) {
-    if (trace_ != nullptr) network_.set_trace(trace_, links.trace_tracks);
+    if (trace_ != nullptr) {
+      network_.set_trace(trace_, links.trace_tracks);
+    } else {  // a trace draws every link's load
+      network_.set_twins(twin_standing_for(graph.paths(), links.capacity));
+    }
   }
 
   EngineStats run() {

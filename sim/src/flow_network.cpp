@@ -11,6 +11,7 @@ namespace ccforge::sim {
 FlowNetwork::FlowNetwork(std::vector<double> link_capacity, std::size_t max_flows, Reschedule reschedule,
                          Resolve resolve)
     : capacity_(std::move(link_capacity)),
+      twin_(capacity_.size()),
       flows_on_link_(capacity_.size()),
       occurrence_on_link_(capacity_.size()),
       slot_of_(max_flows, kNoSlot),
@@ -24,13 +25,17 @@ FlowNetwork::FlowNetwork(std::vector<double> link_capacity, std::size_t max_flow
       use_mark_(capacity_.size(), 0),
       link_use_(capacity_.size()),
       changed_mark_(capacity_.size(), 0),
-      local_index_(capacity_.size(), 0),
-      resolve_(resolve) {}
+      local_index_(capacity_.size()),
+      resolve_(resolve) {
+  for (std::uint32_t l = 0; l < twin_.size(); ++l) twin_[l] = l;
+}
 
 void FlowNetwork::set_trace(Trace* trace, std::vector<int> link_tracks) {
   trace_ = trace;
   link_tracks_ = std::move(link_tracks);
 }
+
+void FlowNetwork::set_twins(std::vector<std::uint32_t> twin) { twin_ = std::move(twin); }
 
 void FlowNetwork::start(std::uint32_t flow, const std::vector<std::uint32_t>& links, double wire_bytes,
                         double rate_cap, double weight, SimTime now) {
@@ -47,6 +52,7 @@ void FlowNetwork::start(std::uint32_t flow, const std::vector<std::uint32_t>& li
   mark_dirty(links);
   f.slots = take_slots(links.size());
   for (std::uint32_t k = 0; k < links.size(); ++k) {
+    if (!stands_for_itself(links[k])) continue;  // its twin's list is its own
     auto& on = flows_on_link_[links[k]];
     slots_[f.slots + k] = static_cast<std::uint32_t>(on.size());
     on.push_back(at);
@@ -65,6 +71,7 @@ bool FlowNetwork::finish(std::uint32_t flow, std::uint32_t generation) {
   // the solution (beyond rounding), and a link carries a thousand flows in a 1024-rank alltoall.
   for (std::uint32_t k = 0; k < f.links->size(); ++k) {
     const std::uint32_t l = (*f.links)[k];
+    if (!stands_for_itself(l)) continue;
     auto& on = flows_on_link_[l];
     auto& occ = occurrence_on_link_[l];
     const std::uint32_t at = slots_[f.slots + k];
@@ -96,6 +103,7 @@ std::uint32_t FlowNetwork::take_slots(std::size_t count) {
 
 void FlowNetwork::add_cap_load(const Flow& f, double sign) {
   for (std::uint32_t l : *f.links) {
+    if (!stands_for_itself(l)) continue;
     if (std::isinf(f.cap)) {
       unbounded_on_[l] += sign > 0.0 ? 1 : -1;
     } else {
@@ -105,9 +113,10 @@ void FlowNetwork::add_cap_load(const Flow& f, double sign) {
   }
 }
 
+// A twin standing for another is dirty, binding and changed exactly when the one standing for it is.
 void FlowNetwork::mark_dirty(const std::vector<std::uint32_t>& links) {
   for (std::uint32_t l : links) {
-    if (!link_dirty_[l]) {
+    if (!link_dirty_[l] && stands_for_itself(l)) {
       link_dirty_[l] = true;
       binding_before_[l] = binding(l);
       dirty_links_.push_back(l);
@@ -157,22 +166,27 @@ void FlowNetwork::seed_changed() {
 // walk it): with nothing outside left on their links, their solution is exact.
 void FlowNetwork::close_component() {
   for (std::size_t i = 0; i < comp_links_.size(); ++i)
-    for (std::uint32_t p : flows_on_link_[comp_links_[i]]) visit_flow(p);
+    for (std::uint32_t p : flows_on(comp_links_[i])) visit_flow(p);
 }
 
 bool FlowNetwork::solve_component(bool residual) {
   // Local dense indices for the solver; sorted so the problem (and thus rounding) is deterministic.
   std::sort(comp_links_.begin(), comp_links_.end());
-  std::sort(comp_flows_.begin(), comp_flows_.end(),
-            [&](std::uint32_t a, std::uint32_t b) { return flows_[a].id < flows_[b].id; });
+  // By flow id, each slot sorted with its id beside it (not looked up in the pool at each comparison).
+  sort_keys_.clear();
+  for (std::uint32_t p : comp_flows_) sort_keys_.push_back(static_cast<std::uint64_t>(flows_[p].id) << 32 | p);
+  std::sort(sort_keys_.begin(), sort_keys_.end());
+  for (std::size_t i = 0; i < sort_keys_.size(); ++i) comp_flows_[i] = static_cast<std::uint32_t>(sort_keys_[i]);
   MaxMinProblem& problem = problem_;
   problem.capacity.clear();
   problem.bound.clear();
   problem.weight.clear();
   if (problem.uses.size() < comp_flows_.size()) problem.uses.resize(comp_flows_.size());
   bool outside = false;
-  for (std::size_t i = 0; i < comp_links_.size(); ++i) {
-    const std::uint32_t l = comp_links_[i];
+  for (const std::uint32_t l : comp_links_) {
+    // A twin standing for another is its twin's constraint or a looser one (twin_links.cpp); the twin
+    // is in the component whenever it is.
+    if (!stands_for_itself(l)) continue;
     double free = capacity_[l];
     if (residual) {
       for (std::uint32_t p : flows_on_link_[l]) {
@@ -182,8 +196,8 @@ bool FlowNetwork::solve_component(bool residual) {
         free -= f.weight * f.rate;
       }
     }
+    local_index_[l] = LocalIndex{epoch_, static_cast<std::uint32_t>(problem.capacity.size())};
     problem.capacity.push_back(std::max(free, 0.0));
-    local_index_[l] = static_cast<std::uint32_t>(i);
   }
   for (std::size_t i = 0; i < comp_flows_.size(); ++i) {
     const Flow& f = flows_[comp_flows_[i]];
@@ -191,8 +205,8 @@ bool FlowNetwork::solve_component(bool residual) {
     problem.weight.push_back(f.weight);
     std::vector<std::uint32_t>& uses = problem.uses[i];
     uses.clear();
-    for (std::uint32_t l : *f.links)
-      if (link_mark_[l] == epoch_) uses.push_back(local_index_[l]);  // a binding link (all, for Full)
+    for (std::uint32_t l : *f.links)  // its binding links standing for themselves (all, for Full)
+      if (local_index_[l].epoch == epoch_) uses.push_back(local_index_[l].index);
   }
   const std::vector<double>& rates = solver_.solve(problem);
   for (std::size_t i = 0; i < comp_flows_.size(); ++i) flows_[comp_flows_[i]].trial_rate = rates[i];
@@ -228,8 +242,12 @@ bool FlowNetwork::certified(std::uint32_t p) {
     return true;
   }
   for (std::uint32_t l : *f.links) {
-    if (l == last || !binding(l) || !certifies(l, rate)) continue;
-    f.trial_bottleneck = l;
+    // A twin of equal capacity certifies as the one standing for it (recorded in its place: the same
+    // tests on the same numbers later); a larger one never does (twin_links.cpp).
+    const std::uint32_t t = twin_[l];
+    if (t != l && capacity_[l] != capacity_[t]) continue;
+    if (t == last || !binding(t) || !certifies(t, rate)) continue;
+    f.trial_bottleneck = t;
     return true;
   }
   return false;
@@ -268,7 +286,7 @@ void FlowNetwork::grow_until_certified() {
     rechecked_.clear();
     const std::size_t links = comp_links_.size();
     for (std::size_t i = 0; i < links; ++i)
-      for (std::uint32_t p : flows_on_link_[comp_links_[i]]) {
+      for (std::uint32_t p : flows_on(comp_links_[i])) {
         Flow& f = flows_[p];
         if (f.check_mark == check_epoch_) continue;
         f.check_mark = check_epoch_;
@@ -286,7 +304,7 @@ void FlowNetwork::grow_until_certified() {
       }
       for (std::uint32_t l : *flows_[p].links)
         if (link_mark_[l] == epoch_)
-          for (std::uint32_t held : flows_on_link_[l]) visit_flow(held);
+          for (std::uint32_t held : flows_on(l)) visit_flow(held);
     }
     if (comp_flows_.size() == before) {
       close_component();

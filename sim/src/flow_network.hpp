@@ -35,6 +35,12 @@ class FlowNetwork {
 
   // Optional: link load counters go to `trace` on `link_tracks[link]`.
   void set_trace(Trace* trace, std::vector<int> link_tracks);
+  // Optional, before the first start() and without a trace: per link, the twin that stands for it
+  // (twin_links.hpp). A link standing for itself is kept as before; another keeps no flow list or load of
+  // its own (its twin's are its own), takes no part in the max-min problem, and is a bottleneck only as
+  // its twin, where its capacity equals the twin's. The same rates, re-solves and certificates bit for
+  // bit, for less work per event.
+  void set_twins(std::vector<std::uint32_t> twin);
 
   // `weight` identical flows move `wire_bytes` each at a shared per-flow rate (from the next settle()).
   void start(std::uint32_t flow, const std::vector<std::uint32_t>& links, double wire_bytes, double rate_cap,
@@ -85,8 +91,11 @@ class FlowNetwork {
   std::uint32_t take_slots(std::size_t count);
   // Whether the flows now on `link` could saturate it (see the header comment).
   bool binding(std::uint32_t link) const {
-    return unbounded_on_[link] > 0 || cap_load_[link] >= capacity_[link] * (1.0 - kBindingMargin);
+    const std::uint32_t t = twin_[link];
+    return unbounded_on_[t] > 0 || cap_load_[t] >= capacity_[link] * (1.0 - kBindingMargin);
   }
+  bool stands_for_itself(std::uint32_t link) const { return twin_[link] == link; }
+  const std::vector<std::uint32_t>& flows_on(std::uint32_t link) const { return flows_on_link_[twin_[link]]; }
   void mark_dirty(const std::vector<std::uint32_t>& links);
   void add_cap_load(const Flow& f, double sign);
   void collect_component_full();
@@ -111,6 +120,7 @@ class FlowNetwork {
   void trace_loads(SimTime now);
 
   std::vector<double> capacity_;
+  std::vector<std::uint32_t> twin_;  // per link: the twin standing for it (set_twins), itself by default
   // Per link: the pool slots of its flows. Slots, not flow ids, throughout the re-solve: an id's slot
   // lies in a per-task array of millions of entries, a cache miss per lookup.
   std::vector<std::vector<std::uint32_t>> flows_on_link_;
@@ -126,6 +136,7 @@ class FlowNetwork {
   std::vector<std::uint32_t> link_mark_;
   std::uint32_t epoch_ = 0;
   std::vector<std::uint32_t> comp_links_, comp_flows_;  // comp_flows_: slots
+  std::vector<std::uint64_t> sort_keys_;                // (id, slot) of comp_flows_, to sort them by id
   std::vector<std::uint32_t> dirty_links_;  // touched since the last settle(), each once
   std::vector<bool> link_dirty_;
   std::vector<char> binding_before_;  // per dirty link: binding() when first touched since the last settle
@@ -148,7 +159,12 @@ class FlowNetwork {
   // Relative slack of the certificate's comparisons: far above the solver's rounding (kSaturationSlack
   // 1e-12 and sums of a few rates), far below what moves a finish time by a picosecond on a microsecond.
   static constexpr double kCertifyTolerance = 1e-10;
-  std::vector<std::uint32_t> local_index_;  // per link of the component being solved: its constraint index
+  // Per link of the component being solved that stands for itself: its constraint index, valid while
+  // `epoch` is epoch_ (one lookup per link of a flow's path).
+  struct LocalIndex {
+    std::uint32_t epoch = 0, index = 0;
+  };
+  std::vector<LocalIndex> local_index_;
   MaxMinProblem problem_;  // rebuilt per re-solve; kept to reuse its allocations
   MaxMinSolver solver_;
   Trace* trace_ = nullptr;

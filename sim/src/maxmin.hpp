@@ -32,8 +32,9 @@ class MaxMinSolver {
 
  private:
   std::vector<double> rate_, remaining_, active_;
-  std::vector<char> saturated_;  // char, not vector<bool>: tested in the inner loops
-  std::vector<std::uint32_t> unfrozen_;
+  std::vector<char> frozen_;  // char, not vector<bool>: tested in the inner loops
+  std::vector<std::uint32_t> unfrozen_, by_bound_, live_, freezing_;
+  std::vector<std::uint32_t> first_user_, users_, fill_;  // per constraint its variables (CSR)
 };
 
 // One-off form of MaxMinSolver::solve.
