@@ -18,16 +18,24 @@ struct WrittenResult : TuneResult {
   std::string replaced;
 };
 
-template <typename... Candidates>
-WrittenResult tune_and_write(const topo::Topology& topo, const TuneOptions& options, const sim::SimParams& params,
-                             Candidates&&... candidates) {
-  WrittenResult r{tune(topo, options, params, std::forward<Candidates>(candidates)...), {}, {}};
+// Writes `r`'s directory where its process leads the job.
+inline WrittenResult written(TuneResult r, const TuneOptions& options) {
+  WrittenResult w{std::move(r), {}, {}};
   if (options.share == nullptr || options.share->rank() == 0) {
-    const output::WrittenTune written = output::write_tune_outputs(tune_report(r, options), plot::write_selection_plots);
-    r.carried_over = written.carried_over;
-    r.replaced = written.replaced;
+    const output::WrittenTune out = output::write_tune_outputs(tune_report(w, options), plot::write_selection_plots);
+    w.carried_over = out.carried_over;
+    w.replaced = out.replaced;
   }
-  return r;
+  return w;
+}
+
+inline WrittenResult tune_and_write(const topo::Topology& topo, const TuneOptions& options, const sim::SimParams& params) {
+  return written(tune(topo, options, params), options);
+}
+
+inline WrittenResult tune_and_write(const topo::Topology& topo, const TuneOptions& options, const sim::SimParams& params,
+                                    std::vector<CandidateSet> candidates) {
+  return written(tune(topo, options, params, std::move(candidates)), options);
 }
 
 }  // namespace ccforge::search
