@@ -10,6 +10,7 @@
 #include "ccforge/common/atomic_file.hpp"
 #include "ccforge/common/csv.hpp"
 #include "ccforge/common/quoting.hpp"
+#include "ccforge/output/selection_files.hpp"
 #include "deploy_notes.hpp"
 #include "nccl_space_outputs.hpp"
 #include "output_dir.hpp"
@@ -96,8 +97,7 @@ WrittenTune write_tune_outputs(const TuneReport& report, const PlotWriter& plots
     std::string bands = std::string(kBandsHeader) + "\n";
     for (const std::string& line : band_lines(report)) bands += line + "\n";
     for (const std::string& line : carried.band_rows) bands += line + "\n";
-    write_file_atomically(staging / "selection.csv", selection_csv(rows));
-    write_file_atomically(staging / "selection.md", selection_md_title(report) + selection_markdown(rows) + nccl_space_markdown(report));
+    write_selection_files(staging, rows, selection_md_title(report), nccl_space_markdown(report));
     if (report.nccl_space_searched) {
       std::string conf = nccl_tuner_conf(report);
       for (const std::string& rule : carried.tuner_rules) conf += rule + "\n";

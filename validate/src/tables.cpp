@@ -10,7 +10,7 @@
 #include "ccforge/common/atomic_file.hpp"
 #include "ccforge/common/csv.hpp"
 #include "ccforge/common/quoting.hpp"
-#include "ccforge/output/selection_table.hpp"
+#include "ccforge/output/selection_files.hpp"
 #include "ccforge/validate/validate.hpp"
 
 namespace ccforge::validate {
@@ -32,14 +32,18 @@ struct Fastest {
   std::optional<bool> inplace;  // the winning run's placement; none while NCCL serves
 };
 
-std::string selection_md(const SweepResult& r, const std::vector<output::SelectionRow>& rows) {
+// selection.md's title and, after the tables, its list of broken files.
+std::string selection_md_title(const SweepResult& r) {
   std::string md = fmt::format("# ccforge validate: measured on {} with {} ranks\n\n", r.device, r.nranks);
   md += r.device == "host"
             ? "Host runs have no NCCL: nccl_us and speedup are empty and host times say nothing about GPU speed; "
               "the table shows which algorithms are correct and their relative cost in threads.\n"
             : "nccl_us is NCCL measured through the same harness, in the placement of the winning algorithm.\n";
-  md += output::selection_markdown(rows);
-  md += "\n## Broken (a wrong element or a failed run; never selected)\n\n";
+  return md;
+}
+
+std::string broken_section(const SweepResult& r) {
+  std::string md = "\n## Broken (a wrong element or a failed run; never selected)\n\n";
   if (r.broken.empty()) md += "none\n";
   for (const std::string& f : r.broken) md += "- " + markdown_text(f) + "\n";
   return md;
@@ -84,8 +88,7 @@ std::vector<output::SelectionRow> selection_rows(const SweepResult& r, const std
 void write_sweep_outputs(const SweepResult& result, const std::vector<TunedBound>& bounds, const std::filesystem::path& dir) {
   write_file_atomically(dir / "measured.csv", measured_csv(result));
   const std::vector<output::SelectionRow> rows = selection_rows(result, bounds);
-  write_file_atomically(dir / "selection.csv", output::selection_csv(rows));
-  write_file_atomically(dir / "selection.md", selection_md(result, rows));
+  output::write_selection_files(dir, rows, selection_md_title(result), broken_section(result));
 }
 
 }  // namespace ccforge::validate
