@@ -2,5 +2,5 @@
 # cores, ndv5-x16 in < 60 s, ndv5-x128 in < 10 min. Here, per tune phase: candidates built+proven per
 # second (NDv5, ndv5-x16, proving cost by rank count), ndv5-x16 time floors, simulations of a tune.
 if(TARGET ccforge::search AND TARGET ccforge::sim)
-  ccforge_add_bench(search_bench SOURCES ${CMAKE_CURRENT_LIST_DIR}/search_bench.cpp LIBS ccforge::search)
+  ccforge_add_bench(search_bench SOURCES ${CMAKE_CURRENT_LIST_DIR}/search_bench.cpp LIBS ccforge::search ccforge::plot)
 endif()

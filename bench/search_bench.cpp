@@ -5,6 +5,8 @@
 #include <map>
 #include <string>
 
+#include "ccforge/output/tune_outputs.hpp"
+#include "ccforge/plot/selection_chart.hpp"
 #include "ccforge/search/search.hpp"
 #include "ccforge/sim/sim.hpp"
 #include "ccforge/topology/topology.hpp"
@@ -91,6 +93,7 @@ void run_tune(benchmark::State& state, const search::TuneOptions& o) {
   std::map<std::string, double> phase_cpu_s;
   for (auto _ : state) {
     const search::TuneResult r = search::tune(ndv5(), o, sim::SimParams{});
+    output::write_tune_outputs(search::tune_report(r, o), plot::write_selection_plots);  // as ccforge tune does
     sims += r.simulations;
     pruned += r.pruned;
     for (const search::PhaseTime& p : r.phases) phase_cpu_s[p.name] += p.cpu_s;

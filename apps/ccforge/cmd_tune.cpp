@@ -1,4 +1,5 @@
-// `ccforge tune --topo FILE ...`: flags, progress and printing only; the search library does the work.
+// `ccforge tune --topo FILE ...`: flags, progress and printing only; the search library does the work and
+// the output part writes the files.
 #include <memory>
 #include <algorithm>
 #include <string>
@@ -10,6 +11,8 @@
 #include "ccforge/common/data_type.hpp"
 #include "ccforge/common/units.hpp"
 #include "ccforge/ir/runtime.hpp"
+#include "ccforge/output/tune_outputs.hpp"
+#include "ccforge/plot/selection_chart.hpp"
 #include "ccforge/search/search.hpp"
 #include "ccforge/sim/sim.hpp"
 #include "ccforge/topology/topology.hpp"
@@ -57,7 +60,7 @@ void print_registry() {
   }
 }
 
-void print_summary(const search::TuneResult& r, const std::vector<sim::SelectionRow>& rows) {
+void print_summary(const search::TuneResult& r, const std::vector<output::SelectionRow>& rows) {
   std::size_t candidates = 0;
   for (const auto& ct : r.collectives) candidates += ct.candidates.accepted.size();
   fmt::print("tuned {} collective(s) on {}: {} candidates, {} simulations ({} pruned) in {:.2f} s ({:.0f} simulations/s)\n",
@@ -69,12 +72,12 @@ void print_summary(const search::TuneResult& r, const std::vector<sim::Selection
   const ir::Collective shown = allreduce ? ir::Collective::AllReduce : r.collectives.front().collective;
   fmt::print("\n{:<10} {:>10} {:>10} {:>10} {:>8}  {:<28} {:<7} {:>6} {:>6}  {}\n", "coll", "bytes", "nccl_us", "best_us", "speedup",
              "algorithm", "proto", "%bound", "error%", "nccl");
-  for (const sim::SelectionRow& row : rows) {
+  for (const output::SelectionRow& row : rows) {
     if (row.collective != shown) continue;
     fmt::print("{:<10} {:>10} {:>10.3f} {:>10.3f} {:>7.3f}x  {:<28} {:<7} {:>6.1f} {:>6}  {}/{}\n", ir::to_string(row.collective),
                format_size(row.size_bytes), *row.nccl_us, *row.best_us, *row.speedup(), row.algorithm,
                row.protocol ? ir::to_string(*row.protocol) : "", row.lower_bound_pct().value_or(0.0),
-               row.expected_error_pct ? fmt::format("{:.1f}", *row.expected_error_pct) : "", sim::to_string(row.nccl->algo),
+               row.expected_error_pct ? fmt::format("{:.1f}", *row.expected_error_pct) : "", ir::to_string(row.nccl->algo),
                ir::to_string(row.nccl->proto));
   }
 }
@@ -129,17 +132,18 @@ void run_tune(const TuneFlags& f, const search::WorkShare* share) {
     options.progress = progress.callback();
     return search::tune(topology, options, params);
   }();
+  const output::WrittenTune written = output::write_tune_outputs(search::tune_report(result, options), plot::write_selection_plots);
   print_summary(result, search::selection_rows(result));
   fmt::print("\nwrote {}/selection.csv, selection.md, bands.csv, {}report.json, DEPLOY.md, env.sh, plots/, algorithms/{}{} for {} "
              "on {} SMs/CUs\n",
              f.out, result.nccl_space_searched ? "nccl-tuner.conf, " : "", f.export_rooted ? ", algorithms-rooted/" : "", f.all_candidates ? ", candidates/" : "",
              ir::runtime_target(result.target.runtime).title, result.target.multiprocessors);
-  if (!result.carried_over.empty()) {
+  if (!written.carried_over.empty()) {
     std::string kept;
-    for (const std::string& c : result.carried_over) kept += (kept.empty() ? "" : ",") + c;
+    for (const std::string& c : written.carried_over) kept += (kept.empty() ? "" : ",") + c;
     fmt::print("kept {} from the earlier tune in {} (--replace drops them)\n", kept, f.out);
   }
-  if (!result.replaced.empty()) fmt::print("{}\n", result.replaced);
+  if (!written.replaced.empty()) fmt::print("{}\n", written.replaced);
   if (!result.nccl_space_searched && !f.no_nccl_space)
     fmt::print("nccl-tuner.conf not written: NCCL's own space is searched by default up to {} GPUs (--nccl-space)\n",
                search::kNcclSpaceAutoRanks);

@@ -1,5 +1,6 @@
 #include "ccforge/plot/selection_chart.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <optional>
 
@@ -13,7 +14,7 @@ double bus_bandwidth_gbs(ir::Collective collective, int ranks, double bytes, dou
 
 namespace {
 
-void add_point(Series& s, ir::Collective c, int ranks, const sim::SelectionRow& row, std::optional<double> us) {
+void add_point(Series& s, ir::Collective c, int ranks, const output::SelectionRow& row, std::optional<double> us) {
   if (!us || *us <= 0) return;
   s.x.push_back(static_cast<double>(row.size_bytes));
   s.y.push_back(bus_bandwidth_gbs(c, ranks, static_cast<double>(row.size_bytes), *us));
@@ -21,7 +22,7 @@ void add_point(Series& s, ir::Collective c, int ranks, const sim::SelectionRow& 
 
 // Contiguous runs of sizes won by a tuned algorithm, each widened by half a size step on either side so
 // that a band of one size is visible.
-std::vector<Shade> winning_bands(const std::vector<const sim::SelectionRow*>& rows) {
+std::vector<Shade> winning_bands(const std::vector<const output::SelectionRow*>& rows) {
   std::vector<Shade> shades;
   for (std::size_t i = 0; i < rows.size(); ++i) {
     if (rows[i]->algorithm == "NCCL") continue;
@@ -38,10 +39,10 @@ std::vector<Shade> winning_bands(const std::vector<const sim::SelectionRow*>& ro
 
 }  // namespace
 
-Chart selection_chart(const std::vector<sim::SelectionRow>& rows, ir::Collective collective, int ranks,
+Chart selection_chart(const std::vector<output::SelectionRow>& rows, ir::Collective collective, int ranks,
                       const std::string& machine) {
-  std::vector<const sim::SelectionRow*> own;
-  for (const sim::SelectionRow& r : rows)
+  std::vector<const output::SelectionRow*> own;
+  for (const output::SelectionRow& r : rows)
     if (r.collective == collective) own.push_back(&r);
   Chart chart;
   chart.title = fmt::format("{} on {} ({} GPUs)", ir::to_string(collective), machine, ranks);
@@ -49,7 +50,7 @@ Chart selection_chart(const std::vector<sim::SelectionRow>& rows, ir::Collective
   Series nccl{"NCCL", {}, {}, LineStyle::Solid, true};
   Series selected{"selected", {}, {}, LineStyle::Solid, true};
   Series bound{"lower bound", {}, {}, LineStyle::Dashed, false};
-  for (const sim::SelectionRow* r : own) {
+  for (const output::SelectionRow* r : own) {
     add_point(nccl, collective, ranks, *r, r->nccl_us);
     add_point(selected, collective, ranks, *r, r->best_us);
     add_point(bound, collective, ranks, *r, r->lower_bound_us);
@@ -59,6 +60,17 @@ Chart selection_chart(const std::vector<sim::SelectionRow>& rows, ir::Collective
   chart.shades = winning_bands(own);
   chart.shade_label = "tuned algorithm";
   return chart;
+}
+
+void write_selection_plots(const std::vector<output::SelectionRow>& rows, int ranks, const std::string& machine,
+                           const std::filesystem::path& dir) {
+  std::vector<ir::Collective> collectives;
+  for (const output::SelectionRow& r : rows)
+    if (std::find(collectives.begin(), collectives.end(), r.collective) == collectives.end()) collectives.push_back(r.collective);
+  if (collectives.empty()) return;
+  std::filesystem::create_directories(dir / "plots");
+  for (ir::Collective c : collectives)
+    write_chart(selection_chart(rows, c, ranks, machine), dir / "plots" / (std::string(ir::to_string(c)) + ".svg"));
 }
 
 }  // namespace ccforge::plot

@@ -8,7 +8,7 @@
 #include <string>
 
 #include "ccforge/common/diag.hpp"
-#include "ccforge/sim/selection_table.hpp"
+#include "ccforge/output/selection_table.hpp"
 
 namespace {
 
@@ -28,9 +28,9 @@ void check(const std::string& text, Read read, Write write) {
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  namespace sim = ccforge::sim;
+  namespace output = ccforge::output;
   const std::string text(reinterpret_cast<const char*>(data), size);
-  check(text, sim::read_selection_csv, sim::selection_csv);
-  check(text, sim::read_selection_markdown, sim::selection_markdown);
+  check(text, output::read_selection_csv, output::selection_csv);
+  check(text, output::read_selection_markdown, output::selection_markdown);
   return 0;
 }

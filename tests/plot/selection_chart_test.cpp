@@ -7,8 +7,8 @@
 namespace ccforge::plot {
 namespace {
 
-sim::SelectionRow row(ir::Collective c, ByteCount size, double nccl, double best, const std::string& algorithm) {
-  sim::SelectionRow r;
+output::SelectionRow row(ir::Collective c, ByteCount size, double nccl, double best, const std::string& algorithm) {
+  output::SelectionRow r;
   r.collective = c;
   r.size_bytes = size;
   r.nccl_us = nccl;
@@ -27,7 +27,7 @@ TEST(BusBandwidth, FollowsNcclTests) {
 
 TEST(SelectionChart, ShadesTheBandsWonAndSkipsOtherCollectives) {
   const auto ar = ir::Collective::AllReduce;
-  const std::vector<sim::SelectionRow> rows = {
+  const std::vector<output::SelectionRow> rows = {
       row(ar, 1024, 10, 10, "NCCL"),         row(ar, 2048, 12, 8, "allpairs_ll"), row(ar, 4096, 14, 9, "allpairs_ll"),
       row(ar, 8192, 16, 16, "NCCL"),         row(ar, 16384, 20, 15, "ring_ll"),
       row(ir::Collective::AllGather, 1024, 5, 2, "direct_ll")};
@@ -46,7 +46,7 @@ TEST(SelectionChart, ShadesTheBandsWonAndSkipsOtherCollectives) {
 }
 
 TEST(SelectionChart, MeasuredTablesWithoutNcclTimesLeaveThatSeriesOut) {
-  sim::SelectionRow measured = row(ir::Collective::AllGather, 1 << 20, 0, 30, "ring_simple");
+  output::SelectionRow measured = row(ir::Collective::AllGather, 1 << 20, 0, 30, "ring_simple");
   measured.nccl_us.reset();
   measured.lower_bound_us.reset();
   const Chart c = selection_chart({measured}, ir::Collective::AllGather, 8, "ndv5");

@@ -22,6 +22,7 @@
 #include "diag_message.hpp"
 #include "tune/checkpoint.hpp"
 #include "tune_dirs.hpp"
+#include "tune_written.hpp"
 
 namespace ccforge::search {
 namespace {
@@ -162,11 +163,11 @@ int forge(const fs::path& dir, const std::string& prefix, const std::function<vo
 // A time the journal's format allows but the simulator cannot give: below its proven lower bound.
 TEST(SearchCheckpoint, ResumedTimesBelowTheLowerBoundAreRefused) {
   const fs::path dir = fresh_tune_dir("checkpoint_test", "below");
-  tune(bundled_ndv5(), small_tune(dir), sim::SimParams{});
+  tune_and_write(bundled_ndv5(), small_tune(dir), sim::SimParams{});
   const int line = forge(dir, "allreduce/NCCL/4096", [](nlohmann::json& j) { j["ps"] = 1; });
   TuneOptions o = small_tune(dir);
   o.resume = true;
-  EXPECT_THAT(diag_message([&] { tune(bundled_ndv5(), o, sim::SimParams{}); }),
+  EXPECT_THAT(diag_message([&] { tune_and_write(bundled_ndv5(), o, sim::SimParams{}); }),
               AllOf(HasSubstr("checkpoint.jsonl:" + std::to_string(line) + ": 0.000001 us is below the simulator's lower bound of "),
                     HasSubstr(" us for 4096 B (the checkpoint was altered: delete it or rerun without --resume)")));
   fs::remove_all(dir);
@@ -187,7 +188,7 @@ std::string simulated_candidate(const fs::path& dir, ByteCount bytes) {
 // Above the collective's lower bound but below the candidate's own time floor: not simulated either.
 TEST(SearchCheckpoint, ResumedTimesBelowTheirCandidatesFloorAreRefused) {
   const fs::path dir = fresh_tune_dir("checkpoint_test", "below_floor");
-  tune(bundled_ndv5(), small_tune(dir), sim::SimParams{});
+  tune_and_write(bundled_ndv5(), small_tune(dir), sim::SimParams{});
   const auto report = nlohmann::json::parse(read_file(dir / "report.json"));
   const auto bound_ps = std::llround(report["collectives"][0]["sizes"][1]["lower_bound_us"].get<double>() * 1e6);
   const std::string candidate = simulated_candidate(dir, 4096);
@@ -199,7 +200,7 @@ TEST(SearchCheckpoint, ResumedTimesBelowTheirCandidatesFloorAreRefused) {
   const int line = forge(dir, "allreduce/" + candidate + "/4096", [&](nlohmann::json& j) { j["ps"] = bound_ps + 1; });
   TuneOptions o = small_tune(dir);
   o.resume = true;
-  EXPECT_THAT(diag_message([&] { tune(bundled_ndv5(), o, sim::SimParams{}); }),
+  EXPECT_THAT(diag_message([&] { tune_and_write(bundled_ndv5(), o, sim::SimParams{}); }),
               HasSubstr(fmt::format("checkpoint.jsonl:{}: {:.6f} us is below the candidate's time floor of ", line,
                                     static_cast<double>(bound_ps + 1) / 1e6)));
   fs::remove_all(dir);
@@ -208,7 +209,7 @@ TEST(SearchCheckpoint, ResumedTimesBelowTheirCandidatesFloorAreRefused) {
 // A floor above the candidate's own journaled time would prune it where it may win.
 TEST(SearchCheckpoint, ResumedFloorsAboveTheirTimesAreRefused) {
   const fs::path dir = fresh_tune_dir("checkpoint_test", "floor");
-  tune(bundled_ndv5(), small_tune(dir), sim::SimParams{});
+  tune_and_write(bundled_ndv5(), small_tune(dir), sim::SimParams{});
   const std::string candidate = simulated_candidate(dir, 1024);
   ASSERT_FALSE(candidate.empty());
   const int line = forge(dir, "floors/allreduce/" + candidate, [](nlohmann::json& j) {
@@ -216,7 +217,7 @@ TEST(SearchCheckpoint, ResumedFloorsAboveTheirTimesAreRefused) {
   });
   TuneOptions o = small_tune(dir);
   o.resume = true;
-  EXPECT_THAT(diag_message([&] { tune(bundled_ndv5(), o, sim::SimParams{}); }),
+  EXPECT_THAT(diag_message([&] { tune_and_write(bundled_ndv5(), o, sim::SimParams{}); }),
               HasSubstr("checkpoint.jsonl:" + std::to_string(line) + ": floor 1125899906.842624 us is above the journaled time "));
   fs::remove_all(dir);
 }
@@ -227,7 +228,7 @@ TEST(SearchCheckpoint, ResumedAcceptedVerdictsAreProvenAgain) {
   const fs::path dir = fresh_tune_dir("checkpoint_test", "accepted");
   TuneOptions o = small_tune(dir);
   o.runtime = ir::Runtime::Rccl;
-  tune(bundled_ndv5(), o, sim::SimParams{});
+  tune_and_write(bundled_ndv5(), o, sim::SimParams{});
   std::string unfit_key;
   for (const std::string& l : lines_of(dir / "checkpoint.jsonl")) {
     const nlohmann::json j = nlohmann::json::parse(l);
@@ -243,7 +244,7 @@ TEST(SearchCheckpoint, ResumedAcceptedVerdictsAreProvenAgain) {
   });
   const std::string report = read_file(dir / "report.json");
   o.resume = true;
-  EXPECT_THAT(diag_message([&] { tune(bundled_ndv5(), o, sim::SimParams{}); }),
+  EXPECT_THAT(diag_message([&] { tune_and_write(bundled_ndv5(), o, sim::SimParams{}); }),
               AllOf(HasSubstr("checkpoint.jsonl:" + std::to_string(line) + ": '"),
                     HasSubstr("' is recorded as accepted, but runtime rccl: runtime.tbs: "),
                     HasSubstr("(the checkpoint was altered: delete it or rerun without --resume)")));
@@ -259,17 +260,17 @@ TEST(SearchCheckpoint, AnUnfinishedTunesJournalIsNotOverwritten) {
   o.progress = [](const TuneProgress& p) {
     if (p.phase == kPhaseSimulations && p.done > 0) throw std::runtime_error("simulated kill");
   };
-  EXPECT_THROW(tune(bundled_ndv5(), o, sim::SimParams{}), std::runtime_error);
+  EXPECT_THROW(tune_and_write(bundled_ndv5(), o, sim::SimParams{}), std::runtime_error);
   const std::string journal = read_file(dir / "checkpoint.jsonl");
   o.progress = nullptr;
-  EXPECT_THAT(diag_message([&] { tune(bundled_ndv5(), o, sim::SimParams{}); }),
+  EXPECT_THAT(diag_message([&] { tune_and_write(bundled_ndv5(), o, sim::SimParams{}); }),
               HasSubstr("checkpoint.jsonl: holds the results of a tune that did not finish; not overwritten (continue it with "
                         "--resume, or delete the file to start afresh)"));
   EXPECT_EQ(read_file(dir / "checkpoint.jsonl"), journal);
   o.resume = true;
-  tune(bundled_ndv5(), o, sim::SimParams{});
+  tune_and_write(bundled_ndv5(), o, sim::SimParams{});
   o.resume = false;
-  EXPECT_EQ(diag_message([&] { tune(bundled_ndv5(), o, sim::SimParams{}); }), "no error");
+  EXPECT_EQ(diag_message([&] { tune_and_write(bundled_ndv5(), o, sim::SimParams{}); }), "no error");
   fs::remove_all(dir);
 }
 

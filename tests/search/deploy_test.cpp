@@ -21,6 +21,7 @@
 #include "ccforge/sim/sim.hpp"
 #include "ccforge/topology/topology.hpp"
 #include "source_dir.hpp"
+#include "tune_written.hpp"
 
 namespace ccforge::search {
 namespace {
@@ -87,7 +88,7 @@ TEST(Deploy, AmdGpusGetRcclAndItsSixtyFourThreadblocks) {
 TEST(Deploy, RootedCollectivesAreExportedOnlyOnRequestAndGatherNeverForMscclNccl) {
   const fs::path dir = fresh_dir("rooted");
   TuneOptions o = options(dir, {C::Broadcast, C::Gather});
-  TuneResult r = tune(load("ndv5"), o, sim::SimParams{});
+  TuneResult r = tune_and_write(load("ndv5"), o, sim::SimParams{});
   EXPECT_FALSE(fs::exists(dir / "algorithms-rooted"));
   for (const CollectiveTune& ct : r.collectives)
     for (const Band& b : ct.bands) {
@@ -97,7 +98,7 @@ TEST(Deploy, RootedCollectivesAreExportedOnlyOnRequestAndGatherNeverForMscclNccl
       }
     }
   o.export_rooted = true;
-  r = tune(load("ndv5"), o, sim::SimParams{});
+  r = tune_and_write(load("ndv5"), o, sim::SimParams{});
   int broadcast_files = 0;
   for (const CollectiveTune& ct : r.collectives)
     for (const Band& b : ct.bands) {
@@ -117,7 +118,7 @@ TEST(Deploy, RootedCollectivesAreExportedOnlyOnRequestAndGatherNeverForMscclNccl
 TEST(Deploy, DeployNotesAndEnvironmentNameTheRuntime) {
   const fs::path dir = fresh_dir("notes");
   // Allgather: on MI300X RCCL's own all-pairs allreduce leaves no allreduce file a gain beyond its error.
-  tune(load("mi300x"), options(dir, {C::AllGather}), sim::SimParams{});
+  tune_and_write(load("mi300x"), options(dir, {C::AllGather}), sim::SimParams{});
   const std::string deploy = read_file(dir / "DEPLOY.md");
   EXPECT_THAT(deploy, HasSubstr("RCCL's MSCCL (ROCm >= 6.0)"));
   EXPECT_THAT(deploy, HasSubstr("`RCCL_MSCCL_FORCE_ENABLE=1`"));
@@ -133,7 +134,7 @@ TEST(Deploy, DeployNotesAndEnvironmentNameTheRuntime) {
 
 TEST(Deploy, OutOfPlaceVariantsAreProvenAndCarryTheirBand) {
   const fs::path dir = fresh_dir("oop");
-  const TuneResult r = tune(load("ndv5"), options(dir, {C::AllReduce, C::AllGather, C::ReduceScatter}), sim::SimParams{});
+  const TuneResult r = tune_and_write(load("ndv5"), options(dir, {C::AllReduce, C::AllGather, C::ReduceScatter}), sim::SimParams{});
   int variants = 0;
   for (const CollectiveTune& ct : r.collectives)
     for (const Band& b : ct.bands) {
@@ -151,13 +152,13 @@ TEST(Deploy, OutOfPlaceVariantsAreProvenAndCarryTheirBand) {
 
 TEST(Deploy, ARetuneOfOneCollectiveKeepsTheOthersUnlessReplaced) {
   const fs::path dir = fresh_dir("retune");
-  tune(load("ndv5"), options(dir, {C::AllReduce, C::AllGather}), sim::SimParams{});
+  tune_and_write(load("ndv5"), options(dir, {C::AllReduce, C::AllGather}), sim::SimParams{});
   std::vector<std::string> allgather_files;
   for (const auto& e : fs::directory_iterator(dir / "algorithms"))
     if (e.path().filename().string().starts_with("allgather_")) allgather_files.push_back(e.path().filename().string());
   ASSERT_FALSE(allgather_files.empty());
 
-  TuneResult r = tune(load("ndv5"), options(dir, {C::AllReduce}), sim::SimParams{});
+  WrittenResult r = tune_and_write(load("ndv5"), options(dir, {C::AllReduce}), sim::SimParams{});
   EXPECT_EQ(r.carried_over, std::vector<std::string>{"allgather"});
   for (const std::string& f : allgather_files) EXPECT_TRUE(fs::exists(dir / "algorithms" / f)) << f;
   EXPECT_THAT(read_file(dir / "selection.csv"), HasSubstr("\nallgather,1024,"));
@@ -167,13 +168,13 @@ TEST(Deploy, ARetuneOfOneCollectiveKeepsTheOthersUnlessReplaced) {
 
   TuneOptions replace = options(dir, {C::AllReduce});
   replace.replace = true;
-  r = tune(load("ndv5"), replace, sim::SimParams{});
+  r = tune_and_write(load("ndv5"), replace, sim::SimParams{});
   EXPECT_TRUE(r.carried_over.empty());
   for (const std::string& f : allgather_files) EXPECT_FALSE(fs::exists(dir / "algorithms" / f)) << f;
 
   // Another machine's tune is never mixed in: replaced, and said so.
-  tune(load("ndv5"), options(dir, {C::AllGather}), sim::SimParams{});
-  r = tune(load("dgx1-v100"), options(dir, {C::AllReduce}), sim::SimParams{});
+  tune_and_write(load("ndv5"), options(dir, {C::AllGather}), sim::SimParams{});
+  r = tune_and_write(load("dgx1-v100"), options(dir, {C::AllReduce}), sim::SimParams{});
   EXPECT_TRUE(r.carried_over.empty());
   EXPECT_THAT(r.replaced, HasSubstr("was replaced"));
 }
@@ -182,7 +183,7 @@ TEST(Deploy, ARetuneOfOneCollectiveKeepsTheOthersUnlessReplaced) {
 // hang the copy) or collective is refused, not copied into the new outputs or DEPLOY.md (issue 35).
 TEST(Deploy, AForgedEarlierReportIsRefused) {
   const fs::path dir = fresh_dir("forged_report");
-  tune(load("ndv5"), options(dir, {C::AllReduce, C::AllGather}), sim::SimParams{});
+  tune_and_write(load("ndv5"), options(dir, {C::AllReduce, C::AllGather}), sim::SimParams{});
   const std::string original = read_file(dir / "report.json");
   ASSERT_EQ(::mkfifo((dir / "algorithms" / "fifo.xml").c_str(), 0600), 0);
   const auto forged = [&](const std::function<void(nlohmann::json&)>& edit) {
@@ -192,7 +193,7 @@ TEST(Deploy, AForgedEarlierReportIsRefused) {
     write_file_atomically(dir / "report.json", report.dump());
     fs::remove(dir / "checkpoint.jsonl");  // the last refused tune's, unfinished
     try {
-      tune(load("ndv5"), options(dir, {C::AllReduce}), sim::SimParams{});
+      tune_and_write(load("ndv5"), options(dir, {C::AllReduce}), sim::SimParams{});
     } catch (const DiagError& e) {
       return std::string(e.what());
     }
@@ -216,7 +217,7 @@ TEST(Deploy, ADirectoryWithForeignFilesIsRefusedBeforeAnyWork) {
   fs::create_directories(dir);
   write_file_atomically(dir / "notes.txt", "mine\n");
   try {
-    tune(load("ndv5"), options(dir, {C::AllReduce}), sim::SimParams{});
+    tune_and_write(load("ndv5"), options(dir, {C::AllReduce}), sim::SimParams{});
     FAIL() << "expected a DiagError";
   } catch (const DiagError& e) {
     EXPECT_THAT(e.what(), HasSubstr("holds 1 entry a tune does not write (first: notes.txt)"));
@@ -230,13 +231,13 @@ TEST(Deploy, AnotherProcesssWriteProbeIsNotForeign) {
   const fs::path dir = fresh_dir("probe");
   fs::create_directories(dir);
   write_file_atomically(dir / (std::string(kWriteProbePrefix) + "12345"), "");
-  EXPECT_NO_THROW(tune(load("ndv5"), options(dir, {C::AllReduce}), sim::SimParams{}));
+  EXPECT_NO_THROW(tune_and_write(load("ndv5"), options(dir, {C::AllReduce}), sim::SimParams{}));
 }
 
 TEST(Deploy, NoStagingDirectoryIsLeftBehind) {
   const fs::path dir = fresh_dir("staging");
-  tune(load("ndv5"), options(dir, {C::AllReduce}), sim::SimParams{});
-  tune(load("ndv5"), options(dir, {C::AllReduce}), sim::SimParams{});
+  tune_and_write(load("ndv5"), options(dir, {C::AllReduce}), sim::SimParams{});
+  tune_and_write(load("ndv5"), options(dir, {C::AllReduce}), sim::SimParams{});
   const std::string staging_prefix = std::string(".").append(dir.filename().string()).append(".new.");
   for (const auto& e : fs::directory_iterator(dir.parent_path()))
     EXPECT_FALSE(e.path().filename().string().starts_with(staging_prefix)) << e.path();

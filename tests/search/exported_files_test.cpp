@@ -9,6 +9,7 @@
 #include "ccforge/sim/sim.hpp"
 #include "ccforge/topology/topology.hpp"
 #include "source_dir.hpp"
+#include "tune_written.hpp"
 
 namespace ccforge::search {
 namespace {
@@ -28,7 +29,7 @@ TEST_P(ExportedFiles, FitTheRuntimeThatLoadsThem) {
   o.out_dir = dir;
   o.export_rooted = true;
   o.nccl_space = false;  // nccl-tuner.conf is not an MSCCL file
-  const TuneResult r = tune(topo, o, sim::SimParams{});
+  const TuneResult r = tune_and_write(topo, o, sim::SimParams{});
   const ir::RuntimeTarget& runtime = ir::runtime_target(r.target.runtime);
   std::size_t files = 0;
   for (const char* folder : {"algorithms", "algorithms-rooted"}) {

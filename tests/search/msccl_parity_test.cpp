@@ -20,6 +20,7 @@
 #include "ccforge/topology/topology.hpp"
 #include "source_dir.hpp"
 #include "../sim/published_ndv5.hpp"
+#include "tune_written.hpp"
 
 namespace ccforge::search {
 namespace {
@@ -63,7 +64,7 @@ const TuneResult& ndv5_tune() {
     std::sort(options.sizes.begin(), options.sizes.end());
     options.sizes.erase(std::unique(options.sizes.begin(), options.sizes.end()), options.sizes.end());
     options.out_dir = fs::temp_directory_path() / fmt::format("ccforge_msccl_parity_{}", ::getpid());
-    TuneResult r = tune(topo::load_topology(root / "data/topologies/ndv5.xml"), options, sim::SimParams{});
+    TuneResult r = tune_and_write(topo::load_topology(root / "data/topologies/ndv5.xml"), options, sim::SimParams{});
     fs::remove_all(options.out_dir);
     return r;
   }();

@@ -12,6 +12,7 @@
 #include "ccforge/sim/sim.hpp"
 #include "ccforge/topology/topology.hpp"
 #include "source_dir.hpp"
+#include "tune_written.hpp"
 
 namespace ccforge::search {
 namespace {
@@ -95,7 +96,7 @@ TEST(NcclTunerOutputs, TuneWritesTheTableItsPluginReads) {
   o.collectives = {ir::Collective::AllReduce, ir::Collective::AllToAll};
   o.sizes = {256 << 10, 512 << 10, 1 << 20};
   o.out_dir = dir;
-  const TuneResult r = tune(ndv5_x2(), o, sim::SimParams{});
+  const TuneResult r = tune_and_write(ndv5_x2(), o, sim::SimParams{});
   EXPECT_EQ(r.nodes, 2);
   EXPECT_EQ(r.ranks_per_node, 8);
   const tuner_conf::ParseResult table = tuner_conf::parse_table(read_file(dir / "nccl-tuner.conf"));
@@ -116,12 +117,6 @@ TEST(NcclTunerOutputs, TuneWritesTheTableItsPluginReads) {
   EXPECT_EQ(space["bands"].size(), r.collectives[0].nccl_space.bands.size());
   EXPECT_TRUE(report["collectives"][1]["nccl_space"]["sizes"].empty());  // alltoall: nothing for a tuner
   fs::remove_all(dir);
-}
-
-TEST(NcclTunerDeployNotes, NameThePluginVariableAndTable) {
-  const std::string notes = nccl_tuner_deploy_notes();
-  for (const char* s : {"NCCL_TUNER_PLUGIN=", "libnccl-tuner-ccforge.so", "CCFORGE_NCCL_TUNER_CONF=", "nccl-tuner.conf"})
-    EXPECT_NE(notes.find(s), std::string::npos) << s;
 }
 
 }  // namespace

@@ -13,10 +13,11 @@
 #include "ccforge/common/atomic_file.hpp"
 #include "ccforge/ir/runtime.hpp"
 #include "ccforge/search/search.hpp"
-#include "ccforge/sim/selection_table.hpp"
+#include "ccforge/output/selection_table.hpp"
 #include "ccforge/sim/sim.hpp"
 #include "ccforge/topology/topology.hpp"
 #include "tune_dirs.hpp"
+#include "tune_written.hpp"
 
 namespace ccforge::search {
 namespace {
@@ -54,8 +55,8 @@ std::map<std::string, std::string> outputs(const fs::path& dir) {
 
 TEST(SearchTune, OutputsAreIdenticalWhateverTheThreadCount) {
   const fs::path a = fresh_dir("j1"), b = fresh_dir("j2");
-  tune(ndv5(), options(a, 1), sim::SimParams{});
-  tune(ndv5(), options(b, 2), sim::SimParams{});
+  tune_and_write(ndv5(), options(a, 1), sim::SimParams{});
+  tune_and_write(ndv5(), options(b, 2), sim::SimParams{});
   const auto fa = outputs(a), fb = outputs(b);
   EXPECT_EQ(fa.size(), fb.size());
   for (const auto& [name, text] : fa) EXPECT_EQ(text, fb.at(name)) << name;
@@ -66,7 +67,7 @@ TEST(SearchTune, OutputsAreIdenticalWhateverTheThreadCount) {
 // each a finished task with its simulated time and, for a candidate, a model floor not above it.
 TEST(SearchTune, ReportListsTheSlowestSimulations) {
   const fs::path dir = fresh_dir("slowest");
-  const TuneResult r = tune(ndv5(), options(dir, 2), sim::SimParams{});
+  const TuneResult r = tune_and_write(ndv5(), options(dir, 2), sim::SimParams{});
   const auto slowest = nlohmann::json::parse(read_file(dir / "report.json"))["timing"]["slowest_simulations"];
   ASSERT_EQ(slowest.size(), std::min(kSlowestSimulationsReported, r.simulations));
   for (std::size_t k = 0; k < slowest.size(); ++k) {
@@ -80,20 +81,20 @@ TEST(SearchTune, ReportListsTheSlowestSimulations) {
 
 TEST(SearchTune, KilledRunResumesToTheSameOutputs) {
   const fs::path whole = fresh_dir("whole"), killed = fresh_dir("killed");
-  tune(ndv5(), options(whole, 2), sim::SimParams{});
+  tune_and_write(ndv5(), options(whole, 2), sim::SimParams{});
   TuneOptions o = options(killed, 2);
   // Killed at the 10th simulation progress report (a finished simulation, or candidates sure to be
   // pruned).
   o.progress = [calls = 0](const TuneProgress& p) mutable {
     if (p.phase == kPhaseSimulations && p.done > 0 && ++calls == 10) throw std::runtime_error("simulated kill");
   };
-  EXPECT_THROW(tune(ndv5(), o, sim::SimParams{}), std::runtime_error);
+  EXPECT_THROW(tune_and_write(ndv5(), o, sim::SimParams{}), std::runtime_error);
   ASSERT_FALSE(fs::exists(killed / "selection.csv"));
   // A kill can also tear the line being written.
   { std::ofstream(killed / "checkpoint.jsonl", std::ios::app) << "{\"key\":\"allgather/ring"; }
   o.progress = nullptr;
   o.resume = true;
-  const TuneResult resumed = tune(ndv5(), o, sim::SimParams{});
+  const TuneResult resumed = tune_and_write(ndv5(), o, sim::SimParams{});
   EXPECT_GT(resumed.resumed_tasks, 0u);
   EXPECT_LT(resumed.resumed_tasks, resumed.simulations);
   const auto fw = outputs(whole), fk = outputs(killed);
@@ -111,7 +112,7 @@ TEST(SearchTune, PrunedCandidatesCountAsDoneBeforeTheLastSimulation) {
   o.progress = [&](const TuneProgress& p) {
     if (p.phase == kPhaseSimulations) reports.push_back(p);
   };
-  const TuneResult r = tune(ndv5(), o, sim::SimParams{});
+  const TuneResult r = tune_and_write(ndv5(), o, sim::SimParams{});
   ASSERT_GT(r.pruned, 0u);
   ASSERT_FALSE(reports.empty());
   EXPECT_EQ(reports.back().done, reports.back().total);
@@ -126,17 +127,17 @@ TEST(SearchTune, PrunedCandidatesCountAsDoneBeforeTheLastSimulation) {
 // (accepted ones are only regenerated) and computes no floor again, and still gives the same outputs.
 TEST(SearchTune, ResumeDoesNotRebuildCandidatesOrFloors) {
   const fs::path whole = fresh_dir("whole_b"), killed = fresh_dir("killed_b");
-  const TuneResult full = tune(ndv5(), options(whole, 2), sim::SimParams{});
+  const TuneResult full = tune_and_write(ndv5(), options(whole, 2), sim::SimParams{});
   EXPECT_GT(full.points_proven, 0u);
   EXPECT_EQ(full.points_resumed, 0u);
   TuneOptions o = options(killed, 2);
   o.progress = [](const TuneProgress& p) {
     if (p.phase == kPhaseSimulations && p.done > 0) throw std::runtime_error("simulated kill");
   };
-  EXPECT_THROW(tune(ndv5(), o, sim::SimParams{}), std::runtime_error);
+  EXPECT_THROW(tune_and_write(ndv5(), o, sim::SimParams{}), std::runtime_error);
   o.progress = nullptr;
   o.resume = true;
-  const TuneResult resumed = tune(ndv5(), o, sim::SimParams{});
+  const TuneResult resumed = tune_and_write(ndv5(), o, sim::SimParams{});
   EXPECT_EQ(resumed.points_proven, 0u);
   EXPECT_EQ(resumed.points_resumed, full.points_proven);
   std::size_t candidates = 0;
@@ -149,12 +150,12 @@ TEST(SearchTune, ResumeDoesNotRebuildCandidatesOrFloors) {
 
 TEST(SearchTune, ResumingAnotherTunesCheckpointIsAClearError) {
   const fs::path dir = fresh_dir("other");
-  tune(ndv5(), options(dir, 2), sim::SimParams{});
+  tune_and_write(ndv5(), options(dir, 2), sim::SimParams{});
   TuneOptions o = options(dir, 2);
   o.sizes = {1024, 2048};
   o.resume = true;
   try {
-    tune(ndv5(), o, sim::SimParams{});
+    tune_and_write(ndv5(), o, sim::SimParams{});
     FAIL() << "expected a DiagError";
   } catch (const DiagError& e) {
     EXPECT_NE(std::string(e.what()).find("checkpoint.jsonl:1: checkpoint was made by a tune with another"), std::string::npos)
@@ -164,7 +165,7 @@ TEST(SearchTune, ResumingAnotherTunesCheckpointIsAClearError) {
 
 TEST(SearchTune, ExportedFilesPassTheCheckerAndCarryTheirBand) {
   const fs::path dir = fresh_dir("export");
-  const TuneResult r = tune(ndv5(), options(dir, 2), sim::SimParams{});
+  const TuneResult r = tune_and_write(ndv5(), options(dir, 2), sim::SimParams{});
   int files = 0;
   for (const auto& ct : r.collectives)
     for (const auto& band : ct.bands) {
@@ -183,7 +184,7 @@ TEST(SearchTune, ExportedFilesPassTheCheckerAndCarryTheirBand) {
 }
 
 TEST(SearchTune, NoChoiceBeatsTheLowerBound) {
-  const TuneResult r = tune(ndv5(), options(fresh_dir("bound"), 2), sim::SimParams{});
+  const TuneResult r = tune_and_write(ndv5(), options(fresh_dir("bound"), 2), sim::SimParams{});
   for (const auto& ct : r.collectives)
     for (const auto& c : ct.choices) EXPECT_GE(c.best, c.lower_bound) << ir::to_string(ct.collective) << " " << c.bytes;
 }
@@ -194,7 +195,7 @@ TEST(SearchTune, PruningKeepsTheSameWinners) {
   // (not their smaller-size times) shows they cannot win.
   pruned.sizes = full.sizes = {1024, 8192, 65536, 524288, 8388608};
   full.prune = false;
-  const TuneResult a = tune(ndv5(), pruned, sim::SimParams{}), b = tune(ndv5(), full, sim::SimParams{});
+  const TuneResult a = tune_and_write(ndv5(), pruned, sim::SimParams{}), b = tune_and_write(ndv5(), full, sim::SimParams{});
   EXPECT_EQ(selection_rows(a), selection_rows(b));
   const auto fa = outputs(pruned.out_dir), fb = outputs(full.out_dir);
   EXPECT_EQ(fa.at("bands.csv"), fb.at("bands.csv"));
@@ -212,7 +213,7 @@ TEST(SearchTune, PruningKeepsTheSameWinners) {
 
 TEST(SearchTune, SelectionCsvHasTheDocumentedHeaderAndOneRowPerSize) {
   const TuneOptions o = options(fresh_dir("csv"), 2);
-  const TuneResult r = tune(ndv5(), o, sim::SimParams{});
+  const TuneResult r = tune_and_write(ndv5(), o, sim::SimParams{});
   const std::string csv = read_file(o.out_dir / "selection.csv");
   EXPECT_EQ(csv.substr(0, csv.find('\n')),
             "collective,size_bytes,nccl_us,best_us,speedup,algorithm,protocol,lower_bound_pct,lower_bound_us,nccl_algorithm,"
@@ -223,11 +224,11 @@ TEST(SearchTune, SelectionCsvHasTheDocumentedHeaderAndOneRowPerSize) {
 
 // What selection.csv and selection.md say is what the tune chose: read back, every row equals the
 // result's, to the precision the files carry (times to 0.001 us in the CSV, 0.01 us in the tables).
-void expect_same_rows(const std::vector<sim::SelectionRow>& read, const std::vector<sim::SelectionRow>& tuned, double us,
+void expect_same_rows(const std::vector<output::SelectionRow>& read, const std::vector<output::SelectionRow>& tuned, double us,
                       bool channels) {
   ASSERT_EQ(read.size(), tuned.size());
   for (std::size_t i = 0; i < read.size(); ++i) {
-    sim::SelectionRow expected = tuned[i], got = read[i];
+    output::SelectionRow expected = tuned[i], got = read[i];
     EXPECT_NEAR(*got.nccl_us, *expected.nccl_us, us) << i;
     EXPECT_NEAR(*got.best_us, *expected.best_us, us) << i;
     EXPECT_NEAR(*got.lower_bound_us, *expected.lower_bound_us, channels ? us : 0.001 * *expected.best_us) << i;
@@ -246,14 +247,14 @@ TEST(SearchTune, SelectionFilesReadBackAsTheTunedRows) {
   o.collectives = {ir::Collective::AllReduce, ir::Collective::AllGather, ir::Collective::Broadcast};
   o.sizes = {1024, 65536, 524288, 4194304};
   o.out_dir = fresh_dir("readback");
-  const TuneResult r = tune(ndv5(), o, sim::SimParams{});
-  const std::vector<sim::SelectionRow> tuned = selection_rows(r);
+  const TuneResult r = tune_and_write(ndv5(), o, sim::SimParams{});
+  const std::vector<output::SelectionRow> tuned = selection_rows(r);
   const std::string csv = read_file(o.out_dir / "selection.csv");
-  const auto from_csv = sim::read_selection_csv(csv, "selection.csv");
+  const auto from_csv = output::read_selection_csv(csv, "selection.csv");
   expect_same_rows(from_csv, tuned, 0.0005, true);
-  const std::string rewritten = sim::selection_csv(from_csv);  // derived columns now from the printed times
-  EXPECT_EQ(sim::selection_csv(sim::read_selection_csv(rewritten, "rewritten")), rewritten);
-  expect_same_rows(sim::read_selection_markdown(read_file(o.out_dir / "selection.md"), "selection.md"), tuned, 0.005, false);
+  const std::string rewritten = output::selection_csv(from_csv);  // derived columns now from the printed times
+  EXPECT_EQ(output::selection_csv(output::read_selection_csv(rewritten, "rewritten")), rewritten);
+  expect_same_rows(output::read_selection_markdown(read_file(o.out_dir / "selection.md"), "selection.md"), tuned, 0.005, false);
   EXPECT_TRUE(std::any_of(tuned.begin(), tuned.end(), [](const auto& row) { return row.expected_error_pct.has_value(); }));
 }
 
@@ -274,7 +275,7 @@ TEST(SearchTune, CandidateTheSimulatorRefusesIsRejectedWithItsReason) {
   CandidateSet set = enumerate_candidates(ndv5(), ir::Collective::AllGather);
   const std::size_t enumerated = set.accepted.size();
   set.accepted.insert(set.accepted.begin() + 1, deadlocking_allgather());
-  const TuneResult r = tune(ndv5(), o, sim::SimParams{}, {set});
+  const TuneResult r = tune_and_write(ndv5(), o, sim::SimParams{}, {set});
 
   const CandidateSet& after = r.collectives[0].candidates;
   EXPECT_EQ(after.accepted.size(), enumerated);

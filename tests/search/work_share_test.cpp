@@ -15,6 +15,7 @@
 #include "ccforge/search/search.hpp"
 #include "ccforge/topology/topology.hpp"
 #include "tune_dirs.hpp"
+#include "tune_written.hpp"
 
 namespace ccforge::search {
 namespace {
@@ -76,7 +77,7 @@ TuneResult tune_shared(const TuneOptions& o, int processes) {
     threads.emplace_back([&, r] {
       TuneOptions mine = o;
       mine.share = &job.member(r);
-      results[static_cast<std::size_t>(r)] = tune(ndv5(), mine, sim::SimParams{});
+      results[static_cast<std::size_t>(r)] = tune_and_write(ndv5(), mine, sim::SimParams{});
     });
   for (std::thread& t : threads) t.join();
   return results.front();
@@ -117,7 +118,7 @@ std::vector<std::string> lines(const fs::path& file) {
 
 TEST(SearchWorkShare, ThreeProcessesWriteWhatOneWrites) {
   const fs::path one = fresh_dir("one"), three = fresh_dir("three");
-  const TuneResult single = tune(ndv5(), options(one), sim::SimParams{});
+  const TuneResult single = tune_and_write(ndv5(), options(one), sim::SimParams{});
   const TuneResult shared = tune_shared(options(three), 3);
   expect_same_outputs(one, three);
   EXPECT_EQ(single.simulations, shared.simulations);
@@ -142,7 +143,7 @@ TEST(SearchWorkShare, ThreeProcessesWriteWhatOneWrites) {
 // outputs.
 TEST(SearchWorkShare, PartialCheckpointsResume) {
   const fs::path one = fresh_dir("one_r"), whole = fresh_dir("whole_r");
-  tune(ndv5(), options(one), sim::SimParams{});
+  tune_and_write(ndv5(), options(one), sim::SimParams{});
   tune_shared(options(whole), 3);
   for (int processes : {3, 2}) {
     const fs::path killed = fresh_dir("killed_" + std::to_string(processes));

@@ -15,6 +15,7 @@
 #include "ccforge/topology/topology.hpp"
 #include "ccforge/validate/validate.hpp"
 #include "source_dir.hpp"
+#include "tune_written.hpp"
 
 namespace ccforge {
 namespace {
@@ -74,7 +75,7 @@ TEST(SizeConventions, TuneExportsExecutorBytesForGatherBands) {
   // Gather files are rooted and msccl-executor-nccl has no gather entry point: export them for RCCL.
   options.runtime = ir::Runtime::Rccl;
   options.export_rooted = true;
-  const search::TuneResult r = search::tune(ndv5(), options, sim::SimParams{});
+  const search::TuneResult r = search::tune_and_write(ndv5(), options, sim::SimParams{});
   int gather_files = 0;
   for (const search::CollectiveTune& ct : r.collectives) {
     const ByteCount per_rank = ct.collective == ir::Collective::Gather ? 8 : 1;

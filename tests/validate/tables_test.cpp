@@ -7,7 +7,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "ccforge/sim/selection_table.hpp"
+#include "ccforge/output/selection_table.hpp"
 #include "ccforge/validate/validate.hpp"
 
 namespace ccforge::validate {
@@ -28,7 +28,7 @@ Measurement run(const std::string& algorithm, const std::string& file, ByteCount
 // selection.csv's lines, header first.
 std::vector<std::string> lines(const SweepResult& r, const std::vector<TunedBound>& bounds) {
   std::vector<std::string> out;
-  std::istringstream csv(sim::selection_csv(selection_rows(r, bounds)));
+  std::istringstream csv(output::selection_csv(selection_rows(r, bounds)));
   for (std::string line; std::getline(csv, line);) out.push_back(line);
   return out;
 }

@@ -5,7 +5,7 @@
 
 #include "ccforge/common/atomic_file.hpp"
 #include "ccforge/common/diag.hpp"
-#include "ccforge/sim/selection_table.hpp"
+#include "ccforge/output/selection_table.hpp"
 #include "ccforge/validate/validate.hpp"
 
 namespace ccforge::validate {
@@ -46,7 +46,7 @@ std::optional<int> common_rank_count(const std::vector<Candidate>& candidates) {
 
 std::vector<TunedBound> read_tuned_bounds(const std::filesystem::path& selection_csv) {
   std::vector<TunedBound> out;
-  for (const sim::SelectionRow& row : sim::read_selection_csv(read_file(selection_csv), selection_csv.string()))
+  for (const output::SelectionRow& row : output::read_selection_csv(read_file(selection_csv), selection_csv.string()))
     if (row.lower_bound_us) out.push_back(TunedBound{ir::to_string(row.collective), row.size_bytes, *row.lower_bound_us});
   return out;
 }

@@ -16,7 +16,7 @@
 #include "ccforge/common/csv.hpp"
 #include "ccforge/common/diag.hpp"
 #include "ccforge/ir/ir.hpp"
-#include "ccforge/sim/selection_table.hpp"
+#include "ccforge/output/selection_table.hpp"
 
 namespace ccforge::validate {
 namespace {
@@ -79,14 +79,14 @@ TimedTable parse_selection_csv(const std::string& text, const std::string& file)
   TimedTable table{file, TableKind::Selection, {}, {}, {}};
   std::set<std::pair<std::string, ByteCount>> seen;
   int line = 1;  // read_selection_csv keeps no blank lines: row i is on line i + 2
-  for (const sim::SelectionRow& row : sim::read_selection_csv(text, file)) {
+  for (const output::SelectionRow& row : output::read_selection_csv(text, file)) {
     ++line;
     if (!row.best_us) fail_at(file, line, "best_us is empty", "compare tables whose every row has a time");
     if (!std::isfinite(*row.best_us) || *row.best_us <= 0)
       fail_at(file, line, fmt::format("best_us {} is not a time", *row.best_us), "a finite number of microseconds > 0");
     TimedPoint p{ir::to_string(row.collective), row.size_bytes, *row.best_us, row.algorithm};
     if (row.algorithm == "NCCL" && row.nccl)
-      p.winner = fmt::format("NCCL {}/{}", sim::to_string(row.nccl->algo), ir::to_string(row.nccl->proto));
+      p.winner = fmt::format("NCCL {}/{}", ir::to_string(row.nccl->algo), ir::to_string(row.nccl->proto));
     check_unique(seen, p, file, line);
     table.points.push_back(std::move(p));
   }

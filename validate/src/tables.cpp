@@ -10,7 +10,7 @@
 #include "ccforge/common/atomic_file.hpp"
 #include "ccforge/common/csv.hpp"
 #include "ccforge/common/quoting.hpp"
-#include "ccforge/sim/selection_table.hpp"
+#include "ccforge/output/selection_files.hpp"
 #include "ccforge/validate/validate.hpp"
 
 namespace ccforge::validate {
@@ -28,18 +28,22 @@ std::string measured_csv(const SweepResult& r) {
 // Per (collective, size): the fastest correct run of an algorithm that is correct at every size, and
 // NCCL in the same placement. Without a correct algorithm the executor falls back to NCCL.
 struct Fastest {
-  sim::SelectionRow row;
+  output::SelectionRow row;
   std::optional<bool> inplace;  // the winning run's placement; none while NCCL serves
 };
 
-std::string selection_md(const SweepResult& r, const std::vector<sim::SelectionRow>& rows) {
+// selection.md's title and, after the tables, its list of broken files.
+std::string selection_md_title(const SweepResult& r) {
   std::string md = fmt::format("# ccforge validate: measured on {} with {} ranks\n\n", r.device, r.nranks);
   md += r.device == "host"
             ? "Host runs have no NCCL: nccl_us and speedup are empty and host times say nothing about GPU speed; "
               "the table shows which algorithms are correct and their relative cost in threads.\n"
             : "nccl_us is NCCL measured through the same harness, in the placement of the winning algorithm.\n";
-  md += sim::selection_markdown(rows);
-  md += "\n## Broken (a wrong element or a failed run; never selected)\n\n";
+  return md;
+}
+
+std::string broken_section(const SweepResult& r) {
+  std::string md = "\n## Broken (a wrong element or a failed run; never selected)\n\n";
   if (r.broken.empty()) md += "none\n";
   for (const std::string& f : r.broken) md += "- " + markdown_text(f) + "\n";
   return md;
@@ -47,7 +51,7 @@ std::string selection_md(const SweepResult& r, const std::vector<sim::SelectionR
 
 }  // namespace
 
-std::vector<sim::SelectionRow> selection_rows(const SweepResult& r, const std::vector<TunedBound>& bounds) {
+std::vector<output::SelectionRow> selection_rows(const SweepResult& r, const std::vector<TunedBound>& bounds) {
   std::map<std::tuple<std::string, ByteCount>, Fastest> fastest;
   std::map<std::tuple<std::string, ByteCount, bool>, double> nccl;
   for (const Measurement& m : r.runs) {
@@ -64,9 +68,9 @@ std::vector<sim::SelectionRow> selection_rows(const SweepResult& r, const std::v
     f.inplace = m.inplace;
   }
   for (const Measurement& m : r.runs) fastest.try_emplace({m.collective, m.size_bytes});
-  std::vector<sim::SelectionRow> rows;
+  std::vector<output::SelectionRow> rows;
   for (auto& [key, f] : fastest) {
-    sim::SelectionRow& row = f.row;
+    output::SelectionRow& row = f.row;
     row.collective = *ir::collective_from_string(std::get<0>(key));
     row.size_bytes = std::get<1>(key);
     const auto base = nccl.find({std::get<0>(key), row.size_bytes, f.inplace.value_or(false)});
@@ -83,9 +87,8 @@ std::vector<sim::SelectionRow> selection_rows(const SweepResult& r, const std::v
 
 void write_sweep_outputs(const SweepResult& result, const std::vector<TunedBound>& bounds, const std::filesystem::path& dir) {
   write_file_atomically(dir / "measured.csv", measured_csv(result));
-  const std::vector<sim::SelectionRow> rows = selection_rows(result, bounds);
-  write_file_atomically(dir / "selection.csv", sim::selection_csv(rows));
-  write_file_atomically(dir / "selection.md", selection_md(result, rows));
+  const std::vector<output::SelectionRow> rows = selection_rows(result, bounds);
+  output::write_selection_files(dir, rows, selection_md_title(result), broken_section(result));
 }
 
 }  // namespace ccforge::validate

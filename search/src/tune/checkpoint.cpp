@@ -20,7 +20,7 @@ namespace ccforge::search {
 namespace {
 
 constexpr int kFormatVersion = 1;
-// The last line of a finished tune's journal (write_outputs appends it): a new tune may replace such
+// The last line of a finished tune's journal (output::write_tune_outputs appends it): a new tune may replace such
 // a journal, but not one of a tune that was killed or failed, whose results only --resume continues.
 constexpr std::string_view kFinishedLine = R"({"finished":true})";
 // The longest time a journal may hold: no call in the simulator's model takes a week, and the bound

@@ -59,7 +59,7 @@ class CheckpointJournal {
   static std::string line(const std::string& key, const std::vector<SimTime>& floors);
   // Records each entry of `lines` (line()'s output, concatenated) whose key this journal lacks.
   void absorb(const std::string& lines);
-  // The line ending a finished tune's journal (write_outputs appends it to the copy it keeps).
+  // The line ending a finished tune's journal (output::write_tune_outputs appends it to the copy it keeps).
   static std::string finished_line();
   // A DiagError for a loaded entry found impossible later: at its line, saying it was altered.
   DiagError forged(const std::string& key, const std::string& problem) const;

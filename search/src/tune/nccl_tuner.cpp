@@ -81,23 +81,4 @@ std::string point_name(const sim::NcclChoice& point, bool default_channels) {
   return default_channels ? point.name() + "/nccl" : fmt::format("{}/{}", point.name(), point.nchannels);
 }
 
-std::string nccl_tuner_deploy_notes() {
-  return R"(## Stock NCCL (2.19 or later): the tuner plugin
-
-No NCCL replacement is needed: NCCL loads a tuner plugin that may override its algorithm, protocol and
-channel count per call. `ccforge tune` writes `nccl-tuner.conf` next to the MSCCL files: the size bands
-where a point of NCCL's own space (ring, tree, NVLS, NVLS-tree, PAT x LL, LL128, Simple x channels) is
-predicted to beat NCCL's default choice by at least `--min-gain` (predicted gains per band in
-`selection.md` and `report.json`). Every other call keeps NCCL's choice.
-
-    export NCCL_TUNER_PLUGIN=/path/to/libnccl-tuner-ccforge.so
-    export CCFORGE_NCCL_TUNER_CONF=/path/to/tune-dir/nccl-tuner.conf   # default: next to the library
-
-The table's rules are for the tuned node count and ranks per node; a communicator of another shape (a
-sub-communicator, another job size) keeps NCCL's choices. With `NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,TUNING`
-NCCL logs `Successfully loaded external tuner plugin` and the plugin logs `ccforge tuner: initialised from
-...` with the number of rules that apply; a missing or malformed table is one `WARN` line and no override.
-)";
-}
-
 }  // namespace ccforge::search

@@ -1,13 +1,14 @@
 // The tune pipeline: candidates per collective -> simulations size by size, in waves per size (NCCL,
 // then candidates by ascending floor while they can still win; size_runs.hpp) run in parallel with oneTBB ->
-// winners, bands -> outputs. Each simulation writes only its own slot and every pruning
-// decision depends only on finished results and floors, so the outcome does not depend on the thread
-// count.
+// winners, bands, out-of-place variants; the output part writes the files. Each simulation writes only
+// its own slot and every pruning decision depends only on finished results and floors, so the outcome
+// does not depend on the thread count.
 #include <stdexcept>
 
 #include <fmt/core.h>
 #include <tbb/task_arena.h>
 
+#include "ccforge/output/tune_outputs.hpp"
 #include "ccforge/search/search.hpp"
 #include "ccforge/sim/sim.hpp"
 #include "ccforge/sim/transports.hpp"
@@ -15,8 +16,6 @@
 #include "tune/candidates.hpp"
 #include "tune/checkpoint.hpp"
 #include "tune/exports.hpp"
-#include "tune/output_dir.hpp"
-#include "tune/outputs.hpp"
 #include "tune/phase_clock.hpp"
 #include "tune/phase_progress.hpp"
 #include "tune/runner.hpp"
@@ -136,7 +135,6 @@ TuneResult run_tune(const topo::Topology& topo, const TuneOptions& options, cons
   for (const PhaseTime& p : result.phases) result.elapsed_s += p.wall_s;
   result.processes.front().cpu_s = process_cpu_s();
   result.processes.front().peak_rss_mib = peak_rss_mib();
-  write_outputs(result, options);
   return result;
 }
 
@@ -151,7 +149,7 @@ TuneResult in_arena(const TuneOptions& options, Work&& work) {
 
 TuneResult tune(const topo::Topology& topo, const TuneOptions& options, const sim::SimParams& params) {
   PhaseClock clock;
-  check_output_dir(options.out_dir);  // before any work
+  output::check_output_dir(options.out_dir);  // before any work
   const DeployTarget target = deploy_target(topo, options.runtime);
   CheckpointJournal journal = open_tune_journal(topo, options, params);
   return in_arena(options, [&] {
@@ -169,7 +167,7 @@ TuneResult tune(const topo::Topology& topo, const TuneOptions& options, const si
 TuneResult tune(const topo::Topology& topo, const TuneOptions& options, const sim::SimParams& params,
                 std::vector<CandidateSet> candidates) {
   PhaseClock clock;
-  check_output_dir(options.out_dir);
+  output::check_output_dir(options.out_dir);
   const DeployTarget target = deploy_target(topo, options.runtime);
   CheckpointJournal journal = open_tune_journal(topo, options, params);
   return in_arena(options, [&] { return run_tune(topo, options, params, target, std::move(candidates), {}, journal, clock); });

@@ -65,26 +65,6 @@ int nccl_proto_index(ir::Protocol proto) {
   return CCF_NCCL_PROTO_SIMPLE;
 }
 
-const char* to_string(NcclAlgo algo) {
-  switch (algo) {
-    case NcclAlgo::Tree:
-      return "tree";
-    case NcclAlgo::Ring:
-      return "ring";
-    case NcclAlgo::Nvls:
-      return "nvls";
-    case NcclAlgo::NvlsTree:
-      return "nvlstree";
-    case NcclAlgo::Pat:
-      return "pat";
-    case NcclAlgo::P2p:
-      return "p2p";
-    case NcclAlgo::AllPairs:
-      return "allpairs";
-  }
-  return "ring";
-}
-
 std::string NcclChoice::name() const { return fmt::format("nccl:{}:{}", to_string(algo), ir::to_string(proto)); }
 
 std::optional<NcclRequest> parse_nccl_request(std::string_view text) {
@@ -95,9 +75,7 @@ std::optional<NcclRequest> parse_nccl_request(std::string_view text) {
   const auto colon = rest.find(':');
   const std::string algo_name = rest.substr(0, colon);
   NcclRequest req;
-  for (NcclAlgo a : kAlgos) {
-    if (algo_name == to_string(a)) req.algo = a;
-  }
+  req.algo = ir::nccl_algo_from_string(algo_name);
   if (!req.algo) return std::nullopt;
   if (colon != std::string::npos) {
     req.proto = ir::protocol_from_string(rest.substr(colon + 1));

@@ -52,7 +52,4 @@ std::string point_name(const sim::NcclChoice& point, bool default_channels);
 // tuner overrides NCCL there.
 std::string explanations_json_text(const std::vector<sim::NcclExplanation>& explanations, double min_gain);
 
-// DEPLOY.md's section on the stock-NCCL route (NCCL_TUNER_PLUGIN and the table's variable), Markdown.
-std::string nccl_tuner_deploy_notes();
-
 }  // namespace ccforge::search

@@ -20,7 +20,8 @@
 #include "ccforge/search/expected_error.hpp"
 #include "ccforge/search/nccl_tuner.hpp"
 #include "ccforge/search/work_share.hpp"
-#include "ccforge/sim/selection_table.hpp"
+#include "ccforge/output/selection_table.hpp"
+#include "ccforge/output/tune_report.hpp"
 #include "ccforge/sim/sim.hpp"
 
 namespace ccforge::search {
@@ -311,26 +312,10 @@ struct CollectiveTune {
 };
 inline constexpr int kNcclSpaceAutoRanks = 16;
 
-// One phase of a tune: wall and process CPU seconds, and the peak resident memory when it ended.
-struct PhaseTime {
-  std::string name;
-  double wall_s = 0.0, cpu_s = 0.0;
-  double peak_rss_mib = 0.0;  // the process's high-water mark so far (getrusage)
-};
-
-// What one process of a tune's job did and used, for report.json.
-struct ProcessUsage {
-  double cpu_s = 0.0, peak_rss_mib = 0.0;
-  std::size_t simulations = 0;    // simulated by this process (not resumed, not received)
-  std::size_t points_proven = 0;  // candidate grid points built and proven by this process
-};
-
-// One of a tune's longest simulations (this process's), for report.json: where the time went.
-struct SlowSimulation {
-  std::string task;  // collective/candidate/bytes, as the checkpoint names it
-  double wall_s = 0.0;
-  SimTime floor, time;  // the candidate's model floor (0 for NCCL or without pruning) and simulated time
-};
+// A tune's phases, processes and longest simulations, as report.json records them (output/tune_report.hpp).
+using output::PhaseTime;
+using output::ProcessUsage;
+using output::SlowSimulation;
 inline constexpr std::size_t kSlowestSimulationsReported = 12;
 
 struct TuneResult {
@@ -340,8 +325,6 @@ struct TuneResult {
   bool nccl_space_searched = false;  // nccl-tuner.conf written (TuneOptions::nccl_space)
   int ranks = 0;
   DeployTarget target;
-  std::vector<std::string> carried_over;  // collectives kept from an earlier tune in out_dir
-  std::string replaced;  // non-empty: an earlier tune of another machine or runtime in out_dir was replaced
   int nodes = 1, ranks_per_node = 1;  // the communicator shape nccl-tuner.conf's rules are for
   std::vector<CollectiveTune> collectives;
   std::size_t simulations = 0;    // simulated (candidate or NCCL, size) pairs, including resumed ones
@@ -362,8 +345,9 @@ struct TuneResult {
   std::vector<SlowSimulation> slowest;  // this process's longest simulations, longest first
 };
 
-// Runs the whole tune and writes every output under options.out_dir (atomically), checkpointing
-// finished tasks to out_dir/checkpoint.json so that a killed run continues with options.resume. A
+// Runs the whole tune, checkpointing finished tasks to out_dir/checkpoint.jsonl so that a killed run
+// continues with options.resume; the outputs are written from the result by the output part
+// (output::write_tune_outputs(tune_report(result, options), ...)), out_dir checked first. A
 // candidate the simulator refuses at some size for any reason but the size not splitting into its
 // chunks (unmatched sends, a deadlock under the executor's buffer slots) moves to candidates.rejected
 // with the simulator's message and the first such size.
@@ -372,7 +356,9 @@ TuneResult tune(const topo::Topology& topo, const TuneOptions& options, const si
 TuneResult tune(const topo::Topology& topo, const TuneOptions& options, const sim::SimParams& params,
                 std::vector<CandidateSet> candidates);
 
-// selection.csv's rows (sim/selection_table.hpp), one per collective and size, in tune order.
-std::vector<sim::SelectionRow> selection_rows(const TuneResult& result);
+// selection.csv's rows (output/selection_table.hpp), one per collective and size, in tune order.
+std::vector<output::SelectionRow> selection_rows(const TuneResult& result);
+// Everything the output directory shows (output/tune_report.hpp); it refers to `result`'s algorithms.
+output::TuneReport tune_report(const TuneResult& result, const TuneOptions& options);
 
 }  // namespace ccforge::search

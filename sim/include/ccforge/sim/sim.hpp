@@ -19,6 +19,7 @@
 #include "ccforge/common/units.hpp"
 #include "ccforge/sim/constants.hpp"
 #include "ccforge/ir/ir.hpp"
+#include "ccforge/ir/nccl_algo.hpp"
 #include "ccforge/sim/run_conditions.hpp"
 #include "ccforge/topology/topology.hpp"
 
@@ -157,11 +158,9 @@ std::optional<SimResult> simulate_if_fits(const topo::Topology& topo, const ir::
 std::vector<SimTime> time_floors(const topo::Topology& topo, const ir::Algorithm& algo, const std::vector<CallSpec>& calls,
                                  const SimParams& params);
 
-// NCCL's algorithms, in NCCL's index order (src/include/device.h), plus P2p: the grouped send/recv
-// NCCL (and nccl-tests) use for alltoall, gather and scatter; and AllPairs: the MSCCL all-pairs
-// allreduce RCCL runs on an MI300X node before its tuning model (sim/src/nccl/rccl_msccl.cpp).
-enum class NcclAlgo { Tree, Ring, Nvls, NvlsTree, Pat, P2p, AllPairs };
-const char* to_string(NcclAlgo algo);  // "tree", "ring", "nvls", "nvlstree", "pat", "p2p", "allpairs"
+// NCCL's algorithms and their names (ir/nccl_algo.hpp).
+using ir::NcclAlgo;
+using ir::to_string;
 
 // "nccl", "nccl:ring", "nccl:ring:ll128" (case-insensitive); nullopt when not of that form.
 struct NcclRequest {

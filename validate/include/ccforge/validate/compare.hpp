@@ -40,7 +40,7 @@ struct TimedTable {
 TimedTable read_timed_table(const std::filesystem::path& path);
 // A sim CSV's text; `file` names it in errors.
 TimedTable parse_sim_csv(const std::string& text, const std::string& file);
-// selection.csv's text (sim/selection_table.hpp's format).
+// selection.csv's text (output/selection_table.hpp's format).
 TimedTable parse_selection_csv(const std::string& text, const std::string& file);
 
 struct PointChange {

@@ -13,7 +13,7 @@
 #include "ccforge/common/units.hpp"
 #include "ccforge/executor/executor.hpp"
 #include "ccforge/ir/ir.hpp"
-#include "ccforge/sim/selection_table.hpp"
+#include "ccforge/output/selection_table.hpp"
 #include "ccforge/sim/sim.hpp"
 #include "ccforge/topology/topology.hpp"
 
@@ -95,9 +95,9 @@ SweepResult run_sweep(executor::Backend& backend, const std::vector<Candidate>& 
 // measured.csv, selection.csv and selection.md under `dir`, written atomically. `bounds` may be empty.
 void write_sweep_outputs(const SweepResult& result, const std::vector<TunedBound>& bounds, const std::filesystem::path& dir);
 
-// The measured selection table, in tune's format (sim/selection_table.hpp): per (collective, size) the
+// The measured selection table, in tune's format (output/selection_table.hpp): per (collective, size) the
 // fastest correct algorithm and NCCL in its placement; no NCCL choice or expected error (measured).
-std::vector<sim::SelectionRow> selection_rows(const SweepResult& result, const std::vector<TunedBound>& bounds);
+std::vector<output::SelectionRow> selection_rows(const SweepResult& result, const std::vector<TunedBound>& bounds);
 
 // OSU micro-benchmarks (what pytorch-hccl-tests ports). Point-to-point between ranks 0 and 1, once per
 // protocol (LL, LL128, Simple): osu_latency (ping-pong, half the round trip), osu_bw (a window of

@@ -1,7 +1,6 @@
 // The selection table (selection.csv and the tables of selection.md) as typed rows, written and read in
 // one place: `ccforge tune` writes the simulated table, `ccforge validate` the measured one in the same
 // format, and both read it back (the CLI's summary, validate's tuned bounds, a re-tune's carry-over).
-// Here because the row holds NCCL's choice as a value and both search and validate depend on sim.
 #pragma once
 
 #include <optional>
@@ -10,9 +9,17 @@
 
 #include "ccforge/common/units.hpp"
 #include "ccforge/ir/ir.hpp"
-#include "ccforge/sim/sim.hpp"
+#include "ccforge/ir/nccl_algo.hpp"
 
-namespace ccforge::sim {
+namespace ccforge::output {
+
+// What NCCL runs at a size: algorithm, protocol and channels (0: not known, as in selection.md).
+struct NcclBaseline {
+  ir::NcclAlgo algo = ir::NcclAlgo::Ring;
+  ir::Protocol proto = ir::Protocol::Simple;
+  int nchannels = 0;
+  bool operator==(const NcclBaseline&) const = default;
+};
 
 // One collective at one size (nccl-tests sizes). Empty optionals are empty cells: a measured table has
 // no NCCL choice or expected error, a host run no NCCL time, a bound only where one was carried over.
@@ -23,9 +30,7 @@ struct SelectionRow {
   std::string algorithm = "NCCL";        // the winner, or "NCCL" where NCCL is kept
   std::optional<ir::Protocol> protocol;  // the winner's, or the NCCL baseline's where NCCL is kept
   std::optional<double> lower_bound_us;
-  // The baseline NCCL runs there: algorithm, protocol and channels (0: not known, as in selection.md; its
-  // model_us is not in the table).
-  std::optional<NcclChoice> nccl;
+  std::optional<NcclBaseline> nccl;  // the baseline NCCL runs there
   // The winner's expected error of its predicted speedup (search/expected_error.hpp); empty for NCCL.
   std::optional<double> expected_error_pct;
 
@@ -48,4 +53,4 @@ std::string selection_markdown(const std::vector<SelectionRow>& rows);
 // Reads those sections back (other text around them is skipped), to the precision they carry.
 std::vector<SelectionRow> read_selection_markdown(const std::string& text, const std::string& file);
 
-}  // namespace ccforge::sim
+}  // namespace ccforge::output

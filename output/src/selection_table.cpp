@@ -1,5 +1,5 @@
 // selection.csv and selection.md's tables: typed rows out and back in.
-#include "ccforge/sim/selection_table.hpp"
+#include "ccforge/output/selection_table.hpp"
 
 #include <algorithm>
 #include <array>
@@ -13,7 +13,7 @@
 #include "ccforge/common/quoting.hpp"
 #include "ccforge/common/diag.hpp"
 
-namespace ccforge::sim {
+namespace ccforge::output {
 
 std::optional<double> SelectionRow::speedup() const {
   if (!nccl_us || !best_us || *best_us <= 0) return std::nullopt;
@@ -43,8 +43,8 @@ std::string number(const std::optional<double>& v, int decimals, const char* suf
 }
 
 // "nvls/Simple": what runs, without the channel count.
-std::string nccl_text(const std::optional<NcclChoice>& c) {
-  return c ? fmt::format("{}/{}", to_string(c->algo), ir::to_string(c->proto)) : "";
+std::string nccl_text(const std::optional<NcclBaseline>& c) {
+  return c ? fmt::format("{}/{}", ir::to_string(c->algo), ir::to_string(c->proto)) : "";
 }
 
 struct Cells {
@@ -89,12 +89,15 @@ struct Cells {
     r.protocol = protocol(f[at + 4]);
     return number(f[at + 5], "lower_bound_pct");
   }
-  std::optional<NcclChoice> nccl(std::string text, const std::optional<std::uint64_t>& channels) const {
+  // "nvls/Simple" (either name in any case; ':' also separates them, as in `--algo nccl:nvls:simple`).
+  std::optional<NcclBaseline> nccl(std::string text, const std::optional<std::uint64_t>& channels) const {
     if (text.empty()) return std::nullopt;
     std::replace(text.begin(), text.end(), '/', ':');
-    const auto request = parse_nccl_request("nccl:" + text);
-    if (!request || !request->algo || !request->proto) fail(fmt::format("NCCL algorithm '{}' is not algorithm/protocol", text));
-    return NcclChoice{*request->algo, *request->proto, channels ? static_cast<int>(*channels) : 0, 0.0};
+    const std::size_t colon = text.find(':');
+    const auto algo = ir::nccl_algo_from_string(std::string_view(text).substr(0, colon));
+    const auto proto = colon == std::string::npos ? std::nullopt : ir::protocol_from_string(std::string_view(text).substr(colon + 1));
+    if (!algo || !proto) fail(fmt::format("NCCL algorithm '{}' is not algorithm/protocol", text));
+    return NcclBaseline{*algo, *proto, channels ? static_cast<int>(*channels) : 0};
   }
 };
 
@@ -210,4 +213,4 @@ std::vector<SelectionRow> read_selection_markdown(const std::string& text, const
   return rows;
 }
 
-}  // namespace ccforge::sim
+}  // namespace ccforge::output

@@ -1,4 +1,4 @@
-#include "tune/output_dir.hpp"
+#include "output_dir.hpp"
 
 #include <algorithm>
 #include <array>
@@ -10,8 +10,9 @@
 #include "ccforge/common/atomic_file.hpp"
 #include "ccforge/common/output_path.hpp"
 #include "ccforge/common/quoting.hpp"
+#include "ccforge/output/tune_outputs.hpp"
 
-namespace ccforge::search {
+namespace ccforge::output {
 
 namespace {
 
@@ -36,9 +37,9 @@ bool own_entry(const std::string& name) {
          name.starts_with(kWriteProbePrefix);        // another rank's output check, under way or killed
 }
 
-bool tuned_now(const TuneResult& result, const std::string& collective) {
-  return std::any_of(result.collectives.begin(), result.collectives.end(),
-                     [&](const CollectiveTune& ct) { return collective == ir::to_string(ct.collective); });
+bool tuned_now(const TuneReport& report, const std::string& collective) {
+  return std::any_of(report.collectives.begin(), report.collectives.end(),
+                     [&](const CollectiveReport& c) { return collective == ir::to_string(c.collective); });
 }
 
 // Lines of `text` whose first field (up to `separator`) is a carried collective: CSV rows, or the rules
@@ -113,7 +114,7 @@ void check_output_dir(const fs::path& dir) {
                        "use an empty or new --out directory"});
 }
 
-CarryOver read_carry_over(const fs::path& dir, const TuneResult& result) {
+CarryOver read_carry_over(const fs::path& dir, const TuneReport& report) {
   CarryOver carry;
   const fs::path report_path = dir / "report.json";
   if (!fs::exists(report_path)) return carry;
@@ -121,11 +122,11 @@ CarryOver read_carry_over(const fs::path& dir, const TuneResult& result) {
   const nlohmann::json collectives = old.value("collectives", nlohmann::json::array());
   std::vector<const nlohmann::json*> entries;
   for (const nlohmann::json& entry : collectives)
-    if (!tuned_now(result, entry.value("collective", ""))) entries.push_back(&entry);
+    if (!tuned_now(report, entry.value("collective", ""))) entries.push_back(&entry);
   if (entries.empty()) return carry;
   const std::string old_topology = old.value("topology", "");
   const std::string old_runtime = old.contains("runtime") ? old["runtime"].value("name", "") : "";
-  if (old_topology != result.topology || old_runtime != ir::to_string(result.target.runtime)) {
+  if (old_topology != report.topology || old_runtime != ir::to_string(report.runtime)) {
     carry.replaced = fmt::format("the earlier tune in {} ({}, runtime {}) was replaced: its other collectives do not "
                                  "belong to this machine and runtime",
                                  dir.string(), old_topology, old_runtime.empty() ? "unrecorded" : old_runtime);
@@ -138,7 +139,7 @@ CarryOver read_carry_over(const fs::path& dir, const TuneResult& result) {
       for (const char* key : {"file", "outofplace_file"})
         if (const std::string file = carried_file(band, key, dir, report_path); !file.empty()) carry.files.push_back(file);
   }
-  for (sim::SelectionRow& row : sim::read_selection_csv(read_file(dir / "selection.csv"), (dir / "selection.csv").string()))
+  for (SelectionRow& row : read_selection_csv(read_file(dir / "selection.csv"), (dir / "selection.csv").string()))
     if (std::find(carry.collectives.begin(), carry.collectives.end(), ir::to_string(row.collective)) != carry.collectives.end())
       carry.selection_rows.push_back(std::move(row));
   carry.band_rows = carried_rows(read_file(dir / "bands.csv"), carry.collectives, ',');
@@ -147,4 +148,4 @@ CarryOver read_carry_over(const fs::path& dir, const TuneResult& result) {
   return carry;
 }
 
-}  // namespace ccforge::search
+}  // namespace ccforge::output

@@ -4,16 +4,16 @@
 #include <gtest/gtest.h>
 
 #include "ccforge/common/diag.hpp"
-#include "ccforge/sim/selection_table.hpp"
+#include "ccforge/output/selection_table.hpp"
 
-namespace ccforge::sim {
+namespace ccforge::output {
 namespace {
 
 std::vector<SelectionRow> rows() {
   SelectionRow tuned{ir::Collective::AllReduce, 1024, 13.963, 7.502, "direct_c1_i4_k8_LL", ir::Protocol::LL, 5.657,
-                     NcclChoice{NcclAlgo::Ring, ir::Protocol::LL, 16, 0.0}, 6.7};
+                     NcclBaseline{ir::NcclAlgo::Ring, ir::Protocol::LL, 16}, 6.7};
   SelectionRow kept{ir::Collective::AllReduce, 4u << 20, 49.93, 49.93, "NCCL", ir::Protocol::Simple, 25.465,
-                    NcclChoice{NcclAlgo::Nvls, ir::Protocol::Simple, 16, 0.0}, std::nullopt};
+                    NcclBaseline{ir::NcclAlgo::Nvls, ir::Protocol::Simple, 16}, std::nullopt};
   SelectionRow measured{ir::Collective::AllGather, 3u << 20, std::nullopt, 900.0, "ring, quoted", ir::Protocol::LL128,
                         std::nullopt, std::nullopt, std::nullopt};
   return {tuned, kept, measured};
@@ -32,7 +32,7 @@ TEST(SelectionTable, MarkdownRoundTripsWhatItShows) {
   const std::vector<SelectionRow> read = read_selection_markdown(md, "selection.md");
   ASSERT_EQ(read.size(), 3u);
   EXPECT_EQ(selection_markdown(read), selection_markdown(rows()));  // a fixed point at the table's precision
-  EXPECT_EQ(read[1].nccl, (NcclChoice{NcclAlgo::Nvls, ir::Protocol::Simple, 0, 0.0}));  // no channel count shown
+  EXPECT_EQ(read[1].nccl, (NcclBaseline{ir::NcclAlgo::Nvls, ir::Protocol::Simple, 0}));  // no channel count shown
   EXPECT_EQ(read[2].algorithm, "ring, quoted");
   EXPECT_EQ(read[2].size_bytes, 3u << 20);
   EXPECT_DOUBLE_EQ(*read[0].expected_error_pct, 6.7);
@@ -87,4 +87,4 @@ TEST(SelectionTable, MalformedTablesFailAtTheirLine) {
 }
 
 }  // namespace
-}  // namespace ccforge::sim
+}  // namespace ccforge::output

@@ -5,13 +5,16 @@
 #include <string>
 #include <vector>
 
-#include "ccforge/search/search.hpp"
+#include "ccforge/output/tune_report.hpp"
 
-namespace ccforge::search {
+namespace ccforge::output {
 
 // `carried`: collectives kept from an earlier tune in the same directory (their files are listed by
 // folder, not band by band).
-std::string deploy_md(const TuneResult& result, const TuneOptions& options, const std::vector<std::string>& carried);
-std::string env_sh(const TuneResult& result);
+std::string deploy_md(const TuneReport& report, const std::vector<std::string>& carried);
+std::string env_sh(const TuneReport& report);
 
-}  // namespace ccforge::search
+// DEPLOY.md's section on the stock-NCCL route (NCCL_TUNER_PLUGIN and the table's variable), Markdown.
+std::string nccl_tuner_deploy_notes();
+
+}  // namespace ccforge::output
