@@ -1,0 +1,104 @@
+// NCCL's p2p kernel layout (p2p_layout.hpp): which channels each round of the p2p schedule runs on,
+// how many send/recv pairs share a channel's batch and the warps each pair gets, against the values
+// NCCL's source gives (v2.26.2-1 and v2.28.7-1 src/include/channel.h, src/init.cc, src/device/sendrecv.h),
+// and what that does to an alltoall.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <string>
+
+#include "ccforge/sim/sim.hpp"
+#include "p2p_layout.hpp"
+#include "source_dir.hpp"
+
+namespace ccforge::sim {
+namespace {
+
+const topo::Topology& load(const std::string& name) {
+  static std::map<std::string, topo::Topology> cache;
+  auto it = cache.find(name);
+  if (it == cache.end())
+    it = cache.emplace(name, topo::load_topology(std::string(CCFORGE_SOURCE_DIR) + "/data/topologies/" + name)).first;
+  return it->second;
+}
+
+// sendrecv.h: 20 warps split evenly among the batch's pairs; a pair of n > 4 warps receives with
+// (n - 1) / 2 and sends with one more, of n <= 4 both get n / 2.
+TEST(NcclP2pLayout, WarpsPerPairFollowSendrecvH) {
+  const std::map<int, std::pair<int, int>> expected = {{1, {10, 9}}, {2, {5, 4}}, {3, {3, 2}}, {4, {3, 2}}, {5, {2, 2}}, {8, {1, 1}}};
+  for (const auto& [works, warps] : expected) {
+    EXPECT_EQ(nccl::p2p_warps(works).send, warps.first) << works;
+    EXPECT_EQ(nccl::p2p_warps(works).recv, warps.second) << works;
+  }
+}
+
+// One node, 32 p2p channels: from 2.28 a round's base channel is the round bit-reversed (0, 16, 8, 24,
+// 4, 20, 12, 28), so 8 rounds of 4 parts fill all 32 channels once; up to 2.27 it is the round itself,
+// the rounds' 4 parts overlapping on channels 0-10.
+TEST(NcclP2pLayout, OneNodeRoundsSpreadOverChannelsFrom2_28) {
+  const topo::Topology& node = load("dgx-h100.xml");
+  const nccl::P2pLayout v228(node, nccl_version_of(2.28), 32, 4);
+  const int reversed[] = {0, 16, 8, 24, 4, 20, 12, 28};
+  for (int r = 0; r < 8; ++r) EXPECT_EQ(v228.base(r), reversed[r]);
+  for (int dst = 1; dst < 8; ++dst) {
+    EXPECT_EQ(v228.round(0, dst), dst);  // round k sends to rank + k (v2.28.7-1 init.cc, one group of 8)
+    for (int warps : v228.recv_warps(0, dst)) EXPECT_EQ(warps, 9);  // one pair per channel
+  }
+  const nccl::P2pLayout v226(node, nccl_version_of(2.26), 32, 4);
+  for (int r = 0; r < 8; ++r) EXPECT_EQ(v226.base(r), r);
+  // 2.26 visits the deltas in the quadratic order 0, 1, 3, 6, 2, 7, 5, 4: delta 6 is round 3, on
+  // channels 3-6, each shared by 4 rounds' pairs (2 receiving warps each).
+  EXPECT_EQ(v226.round(0, 6), 3);
+  for (int warps : v226.recv_warps(0, 6)) EXPECT_EQ(warps, 2);
+  // Every channel in one batch: 32 parts a peer put all 8 rounds' pairs on each channel.
+  const nccl::P2pLayout full(node, nccl_version_of(2.28), 32, 32);
+  for (int warps : full.recv_warps(0, 5)) EXPECT_EQ(warps, 1);
+}
+
+// Two nodes of 8 (16 ranks, 2 channels per peer): a group delta's 8 rounds share one base, stepping per
+// batch epoch (channel.h); from 2.28 bit-reversed, so the node's own rounds run on channels 0-1 and
+// the other node's on 16-17, 8 pairs a batch: one receiving warp each.
+TEST(NcclP2pLayout, AcrossNodesAGroupsRoundsShareTwoChannels) {
+  const topo::Topology& x2 = load("ndv5-x2.xml");
+  const nccl::P2pLayout v228(x2, nccl_version_of(2.28), 32, 2);
+  for (int r = 0; r < 8; ++r) EXPECT_EQ(v228.base(r), 0);
+  for (int r = 8; r < 16; ++r) EXPECT_EQ(v228.base(r), 16);
+  EXPECT_EQ(v228.round(0, 8), 8);   // the other node's same local index: group delta 1, delta 0
+  EXPECT_EQ(v228.round(3, 9), 14);  // delta (9 - 8) - 3 = 6 inside the group
+  for (int dst : {1, 7, 8, 15})
+    for (int warps : v228.recv_warps(0, dst)) EXPECT_EQ(warps, 1);
+  // Up to 2.27 not reversed: the other node's rounds start at channel 1.
+  const nccl::P2pLayout v226(x2, nccl_version_of(2.26), 32, 2);
+  EXPECT_EQ(v226.base(8), 1);
+}
+
+// Up to 2.21 each part runs alone on its channel (no batches of pairs): 9 receiving warps.
+TEST(NcclP2pLayout, Before2_22EachPartHasItsChannel) {
+  const nccl::P2pLayout v218(load("dgx-h100.xml"), nccl_version_of(2.18), 32, 32);
+  for (int warps : v218.recv_warps(0, 3)) EXPECT_EQ(warps, 9);
+}
+
+double alltoall_us(const std::string& topo, double version, ByteCount bytes) {
+  SimParams params;
+  params.constants.nccl_version = nccl_version_of(version);
+  return simulate_nccl(load(topo), ir::Collective::AllToAll, CallSpec{bytes, DataType::Double}, NcclRequest{}, params).time.us();
+}
+
+// The layout sets the rate: at 256 MB on one H100 node 2.26 runs 7 peers' parts on 10 channels, 2-4
+// pairs to a channel, where 2.28 gives each part a channel of its own.
+TEST(NcclP2pLayout, AlltoallBefore2_28IsSlowerOnOneNode) {
+  const ByteCount mb256 = 256ull << 20;
+  EXPECT_GT(alltoall_us("dgx-h100.xml", 2.26, mb256), 1.3 * alltoall_us("dgx-h100.xml", 2.28, mb256));
+}
+
+// Alltoall's sends to all 7 NVLink peers at once reach sim.p2p.nvlink_share of the GPU's NVLink rate
+// (18 x 25 GB/s x SM90_NVLINK_BW 20.6 / 25): at 16 GB busbw (7/8 of the algbw) is that.
+TEST(NcclP2pLayout, AlltoallReachesItsNvlinkShare) {
+  const ByteCount gb16 = 16ull << 30;
+  const double busbw = static_cast<double>(gb16) / alltoall_us("dgx-h100.xml", 2.28, gb16) * 1e-3 * 7.0 / 8.0;
+  const double share = SimParams{}.constants.of(topo::GpuArch::Hopper).p2p_nvlink_share.value();
+  EXPECT_NEAR(busbw, share * 18 * 20.6, 0.01 * share * 18 * 20.6);
+}
+
+}  // namespace
+}  // namespace ccforge::sim
