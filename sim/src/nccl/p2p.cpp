@@ -125,8 +125,14 @@ void lower_p2p(Lowering& low, const NcclCall& call) {
       // prims_ll.h), the two overlapped chunk by chunk, so a part flows at the rate of its fewer,
       // receiving warps and the last chunk's copy-out trails it. One weighted task stands for the
       // parts whose channels give them as many warps.
+      // LL sends (at most NCCL_P2P_LL_THRESHOLD a channel) are a few lines each, bound by latency, not
+      // by their warps' issue rate: they keep a lone pair's warps.
       std::map<int, int> parts_by_warps;
-      for (int warps : layout.recv_warps(src, dst)) ++parts_by_warps[warps];
+      if (call.proto == ir::Protocol::Simple) {
+        for (int warps : layout.recv_warps(src, dst)) ++parts_by_warps[warps];
+      } else {
+        parts_by_warps[p2p_warps(1).recv] = op.parts;
+      }
       const bool nvlink = topo.gpu(src).node == topo.gpu(dst).node;
       for (const auto& [warps, parts] : parts_by_warps) {
         ProtocolCosts send = nvlink ? nvlink_costs : costs;
