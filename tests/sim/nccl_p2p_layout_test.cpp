@@ -33,26 +33,34 @@ TEST(NcclP2pLayout, WarpsPerPairFollowSendrecvH) {
 }
 
 // One node, 32 p2p channels: from 2.28 a round's base channel is the round bit-reversed (0, 16, 8, 24,
-// 4, 20, 12, 28), so 8 rounds of 4 parts fill all 32 channels once; up to 2.27 it is the round itself,
-// the rounds' 4 parts overlapping on channels 0-10.
-TEST(NcclP2pLayout, OneNodeRoundsSpreadOverChannelsFrom2_28) {
+// 4, 20, 12, 28) and its parts follow it; from 2.22 to 2.27 the base is the round and part k sits k
+// bit-reversed past it (r, r + 16, r + 8, r + 24). Either way 8 rounds of 4 parts fill the 32 channels
+// once; at 32 parts every channel holds all 8 rounds' pairs.
+TEST(NcclP2pLayout, OneNodeRoundsSpreadOverChannels) {
   const topo::Topology& node = load("dgx-h100.xml");
   const nccl::P2pLayout v228(node, nccl_version_of(2.28), 32, 4);
   const int reversed[] = {0, 16, 8, 24, 4, 20, 12, 28};
-  for (int r = 0; r < 8; ++r) EXPECT_EQ(v228.base(r), reversed[r]);
+  for (int r = 0; r < 8; ++r) {
+    EXPECT_EQ(v228.base(r), reversed[r]);
+    EXPECT_EQ(v228.channel(r, 3), reversed[r] + 3);
+  }
   for (int dst = 1; dst < 8; ++dst) {
     EXPECT_EQ(v228.round(0, dst), dst);  // round k sends to rank + k (v2.28.7-1 init.cc, one group of 8)
     for (int warps : v228.recv_warps(0, dst)) EXPECT_EQ(warps, 9);  // one pair per channel
   }
   const nccl::P2pLayout v226(node, nccl_version_of(2.26), 32, 4);
-  for (int r = 0; r < 8; ++r) EXPECT_EQ(v226.base(r), r);
-  // 2.26 visits the deltas in the quadratic order 0, 1, 3, 6, 2, 7, 5, 4: delta 6 is round 3, on
-  // channels 3-6, each shared by 4 rounds' pairs (2 receiving warps each).
+  for (int r = 0; r < 8; ++r) {
+    EXPECT_EQ(v226.base(r), r);
+    EXPECT_EQ(v226.channel(r, 1), r + 16);
+    EXPECT_EQ(v226.channel(r, 3), r + 24);
+  }
+  // 2.26 visits the deltas in the quadratic order 0, 1, 3, 6, 2, 7, 5, 4: delta 6 is round 3.
   EXPECT_EQ(v226.round(0, 6), 3);
-  for (int warps : v226.recv_warps(0, 6)) EXPECT_EQ(warps, 2);
-  // Every channel in one batch: 32 parts a peer put all 8 rounds' pairs on each channel.
+  for (int warps : v226.recv_warps(0, 6)) EXPECT_EQ(warps, 9);
   const nccl::P2pLayout full(node, nccl_version_of(2.28), 32, 32);
   for (int warps : full.recv_warps(0, 5)) EXPECT_EQ(warps, 1);
+  const nccl::P2pLayout two(node, nccl_version_of(2.26), 32, 8);
+  for (int warps : two.recv_warps(0, 5)) EXPECT_EQ(warps, 4);  // 2 pairs a channel: 5 / 4 warps
 }
 
 // Two nodes of 8 (16 ranks, 2 channels per peer): a group delta's 8 rounds share one base, stepping per
@@ -67,9 +75,11 @@ TEST(NcclP2pLayout, AcrossNodesAGroupsRoundsShareTwoChannels) {
   EXPECT_EQ(v228.round(3, 9), 14);  // delta (9 - 8) - 3 = 6 inside the group
   for (int dst : {1, 7, 8, 15})
     for (int warps : v228.recv_warps(0, dst)) EXPECT_EQ(warps, 1);
-  // Up to 2.27 not reversed: the other node's rounds start at channel 1.
+  // Up to 2.27 the base is not reversed, the part is: the other node's rounds on channels 1 and 17.
   const nccl::P2pLayout v226(x2, nccl_version_of(2.26), 32, 2);
-  EXPECT_EQ(v226.base(8), 1);
+  EXPECT_EQ(v226.channel(8, 0), 1);
+  EXPECT_EQ(v226.channel(8, 1), 17);
+  for (int warps : v226.recv_warps(0, 9)) EXPECT_EQ(warps, 1);
 }
 
 // Up to 2.21 each part runs alone on its channel (no batches of pairs): 9 receiving warps.
@@ -84,11 +94,12 @@ double alltoall_us(const std::string& topo, double version, ByteCount bytes) {
   return simulate_nccl(load(topo), ir::Collective::AllToAll, CallSpec{bytes, DataType::Double}, NcclRequest{}, params).time.us();
 }
 
-// The layout sets the rate: at 256 MB on one H100 node 2.26 runs 7 peers' parts on 10 channels, 2-4
-// pairs to a channel, where 2.28 gives each part a channel of its own.
-TEST(NcclP2pLayout, AlltoallBefore2_28IsSlowerOnOneNode) {
-  const ByteCount mb256 = 256ull << 20;
-  EXPECT_GT(alltoall_us("dgx-h100.xml", 2.26, mb256), 1.3 * alltoall_us("dgx-h100.xml", 2.28, mb256));
+// The layout sets the rate across nodes: on two nodes of 8 from 2.22 a node's 8 rounds share 2
+// channels, one receiving warp a pair, where up to 2.21 each part had a channel's 9; a 4 MB alltoall
+// (256 KiB a peer) is bound by those warps, not by the NICs.
+TEST(NcclP2pLayout, AcrossNodesBatchedPairsSlowAMidSizeAlltoall) {
+  const ByteCount mb4 = 4ull << 20;
+  EXPECT_GT(alltoall_us("ndv5-x2.xml", 2.28, mb4), 1.2 * alltoall_us("ndv5-x2.xml", 2.21, mb4));
 }
 
 // Alltoall's sends to all 7 NVLink peers at once reach sim.p2p.nvlink_share of the GPU's NVLink rate

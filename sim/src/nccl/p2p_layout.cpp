@@ -73,7 +73,7 @@ P2pLayout::P2pLayout(const topo::Topology& topo, NcclVersion version, int p2p_ch
   works_.assign(static_cast<std::size_t>(channels_ * epochs), 0);
   for (int r = 0; r < nranks_; ++r) {
     const int epoch = r / kRoundsPerEpoch;
-    for (int p = 0; p < parts_; ++p) ++works_[static_cast<std::size_t>(((base(r) + p) & (channels_ - 1)) * epochs + epoch)];
+    for (int p = 0; p < parts_; ++p) ++works_[static_cast<std::size_t>(channel(r, p) * epochs + epoch)];
   }
 }
 
@@ -93,14 +93,20 @@ int P2pLayout::base(int round) const {
   return reversed_ ? reverse_bits(b, log2_of(channels_)) : b & 0xff;
 }
 
+int P2pLayout::channel(int round, int part) const {
+  // device.h ncclP2pChannelForPart: from 2.28 the parts follow the base; before, part k sits k
+  // bit-reversed channels past it.
+  const int offset = reversed_ ? part : reverse_bits(part, log2_of(channels_));
+  return (base(round) + offset) & (channels_ - 1);
+}
+
 std::vector<int> P2pLayout::recv_warps(int src, int dst) const {
   const int r = round(src, dst);
   const int epochs = static_cast<int>(works_.size()) / channels_;
   std::vector<int> warps;
   warps.reserve(static_cast<std::size_t>(parts_));
   for (int p = 0; p < parts_; ++p) {
-    const int channel = (base(r) + p) & (channels_ - 1);
-    const int works = batched_ ? works_[static_cast<std::size_t>(channel * epochs + r / kRoundsPerEpoch)] : 1;
+    const int works = batched_ ? works_[static_cast<std::size_t>(channel(r, p) * epochs + r / kRoundsPerEpoch)] : 1;
     warps.push_back(p2p_warps(works).recv);
   }
   return warps;

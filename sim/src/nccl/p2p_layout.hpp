@@ -28,6 +28,8 @@ class P2pLayout {
   int round(int src, int dst) const;
   // The first channel of a round's parts (channel.h ncclP2pChannelBaseForRound).
   int base(int round) const;
+  // The channel of a round's part (device.h ncclP2pChannelForPart).
+  int channel(int round, int part) const;
   // Receiving warps of each part of the send from `src` to `dst`, by the works its channel's batch holds.
   std::vector<int> recv_warps(int src, int dst) const;
 
@@ -36,7 +38,7 @@ class P2pLayout {
   int group_size_;  // ranks of one schedule group
   int channels_;
   int parts_;
-  bool reversed_;  // from 2.28: the round's base channel bit-reversed
+  bool reversed_;  // from 2.28: the round's base bit-reversed, its parts contiguous
   bool batched_;   // from 2.22: works of a channel's batch share its warps
   bool multi_node_;
   std::vector<int> group_ordinal_;  // group delta -> its place in the schedule's quadratic order
