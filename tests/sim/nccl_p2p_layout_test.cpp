@@ -4,10 +4,12 @@
 // and what that does to an alltoall.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <string>
 
 #include "ccforge/sim/sim.hpp"
+#include "nccl_lowering.hpp"
 #include "p2p_layout.hpp"
 #include "source_dir.hpp"
 
@@ -86,6 +88,32 @@ TEST(NcclP2pLayout, AcrossNodesAGroupsRoundsShareTwoChannels) {
 TEST(NcclP2pLayout, Before2_22EachPartHasItsChannel) {
   const nccl::P2pLayout v218(load("dgx-h100.xml"), nccl_version_of(2.18), 32, 32);
   for (int warps : v218.recv_warps(0, 3)) EXPECT_EQ(warps, 9);
+}
+
+// NCCL_NCHANNELS_PER_NET_PEER unset (paths.cc ncclTopoGetNchannels, from 2.20): 2 channels per network
+// peer, halved while 2 x ranks exceeds 4 x the p2p channels (32): 32 ranks keep 2, 128 get 1; up to
+// 2.19 always 2. Every peer then gets the fewest any peer allows (ncclTopoComputeP2pChannels).
+TEST(NcclP2pLayout, ChannelsPerNetworkPeerFollowNcclAtScale) {
+  const auto parts = [](const std::string& topo, double version) {
+    const nccl::NcclCall call{ir::Collective::AllToAll, 0.0, ir::Protocol::Simple, 32};
+    return nccl::p2p_op(call, load(topo), nccl_version_of(version), 64.0 * 1024 * 1024).parts;
+  };
+  EXPECT_EQ(parts("ndv5-x4.xml", 2.28), 2);
+  EXPECT_EQ(parts("ndv5-x16.xml", 2.28), 1);
+  EXPECT_EQ(parts("ndv5-x16.xml", 2.18), 2);
+}
+
+// PXN (NCCL_PXN_DISABLE 0): a send to a GPU of another node first crosses NVLink to the local GPU on the
+// receiver's rail and leaves through that GPU's NIC (a network route whose first hop is NVLink).
+TEST(NcclP2pLayout, SendsAcrossNodesRelayThroughTheReceiversRail) {
+  const topo::Topology& x2 = load("ndv5-x2.xml");
+  const topo::Route& r = x2.route(0, 8 + 3);
+  EXPECT_EQ(r.path_class, topo::PathClass::Net);
+  const topo::Link& first = x2.link(r.links.front());
+  EXPECT_TRUE(first.kind == topo::LinkKind::NvLink || first.kind == topo::LinkKind::NvSwitch);
+  const auto rail_nic = x2.gpu(3).nearest_nic;
+  ASSERT_TRUE(rail_nic.has_value());
+  EXPECT_TRUE(std::any_of(r.links.begin(), r.links.end(), [&](LinkId l) { return x2.link(l).src == *rail_nic; }));
 }
 
 double alltoall_us(const std::string& topo, double version, ByteCount bytes) {

@@ -107,10 +107,9 @@ void lower_p2p(Lowering& low, const NcclCall& call) {
   const ProtocolCosts costs = protocol_costs(low.params(), call.proto, low.topo());
   // Sends to several NVLink peers at once reach a share of the GPU's NVLink rate (sim.p2p.nvlink_share).
   ProtocolCosts nvlink_costs = costs;
-  const std::optional<double> nvlink_share = low.params().of(topo.gpu(0).arch).p2p_nvlink_share;
-  if (call.proto == ir::Protocol::Simple && nvlink_share && call.coll == ir::Collective::AllToAll)
-    nvlink_costs.gpu_bytes_per_s = *nvlink_share * topo.gpu(0).nvlink_bandwidth.bytes_per_s *
-                                   link_efficiency(low.params(), topo::LinkKind::NvLink, topo.gpu(0).arch) / costs.wire_efficiency;
+  const double nvlink_cap = alltoall_nvlink_cap(low.params(), topo);
+  if (call.proto == ir::Protocol::Simple && nvlink_cap > 0.0 && call.coll == ir::Collective::AllToAll)
+    nvlink_costs.gpu_bytes_per_s = nvlink_cap / costs.wire_efficiency;
   const std::uint32_t label = low.graph().add_label("p2p send");
   const std::uint32_t copy_label = low.graph().add_label("p2p copy out");
   for (int src = 0; src < p; ++src) {
