@@ -47,6 +47,10 @@ MscclRuntimeCosts msccl_runtime_costs(const SimConstants& params, ir::Runtime ru
 // MSCCL lowering and the RCCL baseline's bundled all-pairs lowering.
 ProtocolCosts msccl_protocol_costs(const SimConstants& params, ir::Protocol proto, const topo::Topology& topo, ir::Runtime runtime);
 
+// Payload bytes/s a GPU's sends to all its NVLink peers at once reach together (alltoall's all-to-all
+// traffic through the NVSwitch): sim.p2p.nvlink_share of its NVLink rate; 0 where the arch has none.
+double alltoall_nvlink_cap(const SimConstants& params, const topo::Topology& topo);
+
 // LL and LL128 receivers poll a flag per line and pass each line on as it lands; Simple hands over
 // whole buffer slots.
 bool forwards_per_line(ir::Protocol proto);

@@ -74,6 +74,11 @@ class MscclLowering {
       : low_(low), algo_(algo), steps_(steps), in_use_(steps.connections().size()) {
     const ir::Runtime kernel = msccl_runtime(low.topo());
     costs_ = msccl_protocol_costs(low.params(), algo.protocol, low.topo(), kernel);
+    // An alltoall file's sends to every NVLink peer of one node meet the fabric's all-to-all share, as
+    // NCCL's p2p alltoall does (p2p.cpp); a protocol's own GPU issue cap stays where lower.
+    const double nvlink_cap = alltoall_nvlink_cap(low.params(), low.topo()) / costs_.wire_efficiency;
+    if (algo.collective == ir::Collective::AllToAll && low.topo().num_nodes() == 1 && nvlink_cap > 0.0)
+      costs_.gpu_bytes_per_s = costs_.gpu_bytes_per_s > 0.0 ? std::min(costs_.gpu_bytes_per_s, nvlink_cap) : nvlink_cap;
     runtime_ = msccl_runtime_costs(low.params(), kernel);
     for (int t = 0; t <= static_cast<int>(ir::OpType::Nop); ++t) {
       labels_[t] = low.graph().add_label(ir::to_string(static_cast<ir::OpType>(t)));

@@ -203,6 +203,11 @@ void hardware_params(std::vector<ParamDecl>& out) {
   out.push_back(per_arch(GpuArch::Cdna3, &A::nvlink_efficiency, "sim.link.nvlink.efficiency.cdna3", "ratio", ratio, 48.0 / 64.0,
                          "xGMI (GPU-GPU links of AMD GPUs): ~48 of 64 GB/s usable per link, AMD ROCm blog 'Understanding RCCL Bandwidth "
                          "and xGMI Performance on AMD Instinct MI300X' (2025)"));
+  // What an alltoall's sends to every NVLink peer at once reach of a GPU's NVLink rate (NCCL's p2p past
+  // its channel and warp layout, p2p_layout.hpp; MSCCL alltoall files on one node): measured, not
+  // derived from NCCL's source.
+  out.push_back(per_arch(GpuArch::Hopper, &A::p2p_nvlink_share, "sim.p2p.nvlink_share.sm90", "ratio", ratio, 0.90,
+                         "fitted on tests/data/nccl-tests/h100_8gpu_1node_alltoall_nccl228.log, all 10 rows: the smallest worst row (2.29 log held out)"));
   out.push_back(decl("sim.link.net.efficiency", "ratio", ratio, 12.0 / 12.5, "NCCL src/graph/topo.h NET_BW 12 / 100 Gb/s line rate 12.5 GB/s",
                      [](auto& c) -> auto& { return c.net_efficiency; }));
   // NVSwitch in-network reduction (NVLS: multimem.ld_reduce then multimem.st).

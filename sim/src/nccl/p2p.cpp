@@ -2,10 +2,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
+#include <optional>
 
 #include "costs.hpp"
 #include "net/transport_costs.hpp"
 #include "nccl_lowering.hpp"
+#include "p2p_layout.hpp"
 
 namespace ccforge::sim::nccl {
 namespace {
@@ -18,11 +21,11 @@ int pow2_up(int v) {
 
 double div_up(double a, double b) { return std::ceil(a / b); }
 
-// A p2p threadblock runs a send and a receive at once, its warps split between them (NVIDIA/nccl
-// v2.26.2-1 src/device/sendrecv.h: NCCL_MAX_NTHREADS 640 = 20 warps, recv (20 - 1) / 2 = 9, send 10); a
-// threadblock's copy rate grows with its threads (one H200 block's global copy 35 GB/s at 512 threads,
-// 42 GB/s at 640: ../shared/reference/measurements/h200-one-gpu ceilings.csv).
-constexpr double kWarps = 20, kRecvWarps = 9;
+// A p2p threadblock's warps (NCCL_MAX_NTHREADS 640) are split among the send/recv pairs of its batch
+// (p2p_layout.hpp); a threadblock's copy rate grows with its threads (one H200 block's global copy
+// 35 GB/s at 512 threads, 42 GB/s at 640: ../shared/reference/measurements/h200-one-gpu ceilings.csv),
+// so a pair's part moves the channel's rate times its receiving warps' share.
+constexpr double kWarps = 20;
 
 // NCCL's isAllNvlink (v2.26.2-1 src/graph/paths.cc ncclTopoPathAllNVLink): no GPU pair of a node is
 // farther apart than NVLink (NVL, NVB, C2C: below PIX).
@@ -100,15 +103,13 @@ void lower_p2p(Lowering& low, const NcclCall& call) {
   const int p = topo.num_gpus();
   const double share = call.bytes / p;
   const P2pOp op = p2p_op(call, topo, low.params().nccl_version, share);
+  const P2pLayout layout(topo, low.params().nccl_version, pow2_up(std::max(1, call.nchannels)), op.parts);
   const ProtocolCosts costs = protocol_costs(low.params(), call.proto, low.topo());
-  // A part streams its chunks through the connection's FIFO: the sender's warps store each chunk into
-  // the slot, the receiver's warps copy it out to the user buffer (prims_simple.h, prims_ll.h), the two
-  // overlapped chunk by chunk, so a part flows at the rate of the fewer, receiving warps and the last
-  // chunk's copy-out trails it.
-  ProtocolCosts send = costs;
-  send.tb_bytes_per_s = costs.tb_bytes_per_s * kRecvWarps / kWarps;
-  const SimTime tail =
-      transfer_time(std::min(op.chunk, op.part_bytes) / costs.wire_efficiency, Bandwidth{send.tb_bytes_per_s});
+  // Sends to several NVLink peers at once reach a share of the GPU's NVLink rate (sim.p2p.nvlink_share).
+  ProtocolCosts nvlink_costs = costs;
+  const double nvlink_cap = alltoall_nvlink_cap(low.params(), topo);
+  if (call.proto == ir::Protocol::Simple && nvlink_cap > 0.0 && call.coll == ir::Collective::AllToAll)
+    nvlink_costs.gpu_bytes_per_s = nvlink_cap / costs.wire_efficiency;
   const std::uint32_t label = low.graph().add_label("p2p send");
   const std::uint32_t copy_label = low.graph().add_label("p2p copy out");
   for (int src = 0; src < p; ++src) {
@@ -118,9 +119,28 @@ void lower_p2p(Lowering& low, const NcclCall& call) {
       const bool wanted = call.coll == ir::Collective::AllToAll || (call.coll == ir::Collective::Gather && dst == call.root) ||
                           (call.coll == ir::Collective::Scatter && src == call.root);
       if (!wanted) continue;
-      // One weighted task stands for the op's parts, one channel each.
-      const TaskId moved = low.add_transfer(src, dst, op.part_bytes, send, track, label, true, op.parts);
-      low.graph().depend(moved, low.add_local(tail, track, copy_label));
+      // A part streams its chunks through the connection's FIFO: the sender's warps store each chunk
+      // into the slot, the receiver's warps copy it out to the user buffer (prims_simple.h,
+      // prims_ll.h), the two overlapped chunk by chunk, so a part flows at the rate of its fewer,
+      // receiving warps and the last chunk's copy-out trails it. One weighted task stands for the
+      // parts whose channels give them as many warps.
+      // LL sends (at most NCCL_P2P_LL_THRESHOLD a channel) are a few lines each, bound by latency, not
+      // by their warps' issue rate: they keep a lone pair's warps.
+      std::map<int, int> parts_by_warps;
+      if (call.proto == ir::Protocol::Simple) {
+        for (int warps : layout.recv_warps(src, dst)) ++parts_by_warps[warps];
+      } else {
+        parts_by_warps[p2p_warps(1).recv] = op.parts;
+      }
+      const bool nvlink = topo.gpu(src).node == topo.gpu(dst).node;
+      for (const auto& [warps, parts] : parts_by_warps) {
+        ProtocolCosts send = nvlink ? nvlink_costs : costs;
+        send.tb_bytes_per_s = costs.tb_bytes_per_s * warps / kWarps;
+        const SimTime tail =
+            transfer_time(std::min(op.chunk, op.part_bytes) / costs.wire_efficiency, Bandwidth{send.tb_bytes_per_s});
+        const TaskId moved = low.add_transfer(src, dst, op.part_bytes, send, track, label, true, parts);
+        low.graph().depend(moved, low.add_local(tail, track, copy_label));
+      }
     }
   }
 }

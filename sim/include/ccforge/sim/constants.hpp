@@ -47,6 +47,7 @@ struct ArchConstants {
   PerProtocol<std::optional<double>> gpu_bw_gbs;     // payload a whole GPU can issue (LL's flagged stores)
   double hbm_gbs = 0.0;                              // local reductions and copies
   double nvlink_efficiency = 1.0;                    // achievable share of an NVLink/xGMI link's rate
+  std::optional<double> p2p_nvlink_share;            // of that, what alltoall's sends to every NVLink peer reach
   std::optional<double> nvls_efficiency;             // NVSwitch in-network reduction, where NVLS exists
   std::optional<double> msccl_ll128_tb_bw_gbs;       // msccl-executor-nccl's LL128 threadblock (wire bytes)
   PerProtocol<std::optional<double>> rccl_msccl_tb_bw_gbs;  // RCCL's MSCCL threadblock (payload)
