@@ -8,12 +8,6 @@
 namespace ccforge::search {
 namespace {
 
-// NCCL's numbering (sim/nccl_numbering.hpp); nccl_space never offers p2p, whose index would be undefined.
-int nccl_algo(sim::NcclAlgo a) {
-  const int index = sim::nccl_algo_index(a);
-  return index == CCF_NCCL_ALGO_UNDEF ? CCF_NCCL_ALGO_RING : index;
-}
-
 std::string gain_range(double lo, double hi) {
   return lo == hi ? fmt::format("{:.1f} %", 100 * lo) : fmt::format("{:.1f}-{:.1f} %", 100 * lo, 100 * hi);
 }
@@ -35,7 +29,7 @@ std::vector<tuner_conf::Rule> nccl_tuner_rules(const TuneResult& result) {
     const int func = sim::nccl_func_index(ct.collective);
     if (func < 0) continue;
     for (const NcclTunerBand& b : ct.nccl_space.bands)
-      rules.push_back({func, b.min_bytes, b.max_bytes, result.nodes, result.ranks_per_node, nccl_algo(b.point.algo),
+      rules.push_back({func, b.min_bytes, b.max_bytes, result.nodes, result.ranks_per_node, sim::nccl_algo_row(b.point.algo),
                        sim::nccl_proto_index(b.point.proto), b.default_channels ? 0 : b.point.nchannels});
   }
   return rules;
