@@ -5,7 +5,6 @@
 
 #include <CLI/CLI.hpp>
 #include <fmt/core.h>
-#include <fmt/ranges.h>
 
 #include "ccforge/common/output_path.hpp"
 #include "ccforge/common/data_type.hpp"
@@ -116,9 +115,6 @@ void run_tune(const TuneFlags& f, const search::WorkShare* share) {
   load.machine = machine_description(f.topo);
   const topo::Topology topology = load_topology(f.topo, topo_file, load);
   refuse_sizes_beyond_gpu_memory(topology, options.sizes);
-  if (const search::TuneSizes sizes = search::tune_sizes(topology, options); lead && !sizes.skipped.empty())
-    fmt::print(stderr, "ccforge: note: skipping {} B: on {} GPUs a call of that size moves no whole {} element per rank, or the same bytes as a smaller size\n",
-               fmt::join(sizes.skipped, " B, "), topology.num_gpus(), to_string(options.dtype));
   check_root_rank(f.reduction, topology.num_gpus());
   check_launch_fits(f.conditions, topology.num_gpus());
   options.share = share;

@@ -291,35 +291,5 @@ TEST(SearchTune, CandidateTheSimulatorRefusesIsRejectedWithItsReason) {
   EXPECT_EQ(rejected.back()["name"], "deadlock");
 }
 
-// tune simulates what a call of each size moves, by sim::call_bytes as `ccforge sim` does: an allgather
-// size is the total over NDv5's 8 ranks, so 8 B holds no fp16 element per rank (skipped, and listed in
-// report.json) and 1000 B moves 992 B (62 elements per rank); a report without skipped sizes keeps its
-// old members. Only NCCL's calls run (no candidates), which is all the sizes need.
-TEST(SearchTune, SizesAreWhatTheirCallsMoveAndEmptyCallsAreSkipped) {
-  TuneOptions o = options(fresh_dir("call_sizes"), 2);
-  o.collectives = {ir::Collective::AllGather};
-  o.sizes = {8, 1000, 1005, 4096};
-  const TuneSizes sizes = tune_sizes(ndv5(), o);
-  EXPECT_EQ(sizes.sizes, (std::vector<ByteCount>{992, 4096}));
-  EXPECT_EQ(sizes.skipped, (std::vector<ByteCount>{8, 1005}));  // 1005 B moves 992 B too
-  for (ByteCount b : sizes.sizes) EXPECT_EQ(sim::call_bytes(b, o.dtype, ir::Collective::AllGather, 8), b);
-
-  const TuneResult r = tune(ndv5(), o, sim::SimParams{}, {CandidateSet{}});
-  ASSERT_EQ(r.collectives[0].sizes.size(), 2u);
-  EXPECT_EQ(r.collectives[0].sizes[0].bytes, 992u);
-  EXPECT_EQ(r.skipped_sizes, sizes.skipped);
-  const auto report = nlohmann::json::parse(read_file(o.out_dir / "report.json"));
-  EXPECT_EQ(report["options"]["skipped_sizes"], nlohmann::json(sizes.skipped));
-  EXPECT_EQ(report["options"]["sizes"], nlohmann::json(sizes.sizes));
-
-  o.sizes = {1024, 4096};
-  o.out_dir = fresh_dir("call_sizes_none");
-  tune(ndv5(), o, sim::SimParams{}, {CandidateSet{}});
-  EXPECT_FALSE(nlohmann::json::parse(read_file(o.out_dir / "report.json"))["options"].contains("skipped_sizes"));
-
-  o.sizes = {8};  // no size left: an error at -b, not an empty tune
-  EXPECT_THROW(tune_sizes(ndv5(), o), DiagError);
-}
-
 }  // namespace
 }  // namespace ccforge::search

@@ -179,8 +179,6 @@ std::string report_json(const TuneResult& result, const TuneOptions& options, co
       {"unmeasured_bands", unmeasured},
       // The only member that differs between identical runs.
       {"timing", timing_json(result, options)}};
-  // Only where a size was skipped, so that every other report reads as before.
-  if (!result.skipped_sizes.empty()) report["options"]["skipped_sizes"] = result.skipped_sizes;
   if (options.metadata) report["metadata"] = to_json(*options.metadata);
   return report.dump(1) + "\n";
 }

@@ -3,7 +3,6 @@
 // winners, bands -> outputs. Each simulation writes only its own slot and every pruning
 // decision depends only on finished results and floors, so the outcome does not depend on the thread
 // count.
-#include <algorithm>
 #include <stdexcept>
 
 #include <fmt/core.h>
@@ -71,12 +70,11 @@ void reject_refused(CollectiveTune& ct, std::size_t coll, const Runner& runner, 
 // Everything after the candidates are known; `clock` started when the tune began.
 TuneResult run_tune(const topo::Topology& topo, const TuneOptions& options, const sim::SimParams& params,
                     const DeployTarget& target, std::vector<CandidateSet> candidates, const BuildCounts& built,
-                    CheckpointJournal& journal, PhaseClock& clock, std::vector<ByteCount> skipped_sizes) {
+                    CheckpointJournal& journal, PhaseClock& clock) {
   if (candidates.size() != options.collectives.size())
     throw std::invalid_argument("tune: one candidate set per collective");
   TuneResult result;
   result.topology = topo.name();
-  result.skipped_sizes = std::move(skipped_sizes);
   if (topo.num_nodes() > 1) {
     result.transport = fmt::format("{} ({})", topo::to_string(topo.transport().kind),
                                    sim::net::transport_constants(topo.transport().kind).plugin);
@@ -149,33 +147,9 @@ TuneResult in_arena(const TuneOptions& options, Work&& work) {
   return arena.execute(std::forward<Work>(work));
 }
 
-// `requested` with its sizes replaced by what their calls move (tune_sizes).
-TuneOptions at_call_sizes(const TuneOptions& requested, const TuneSizes& sizes) {
-  TuneOptions options = requested;
-  options.sizes = sizes.sizes;
-  return options;
-}
-
 }  // namespace
 
-TuneSizes tune_sizes(const topo::Topology& topo, const TuneOptions& options) {
-  TuneSizes out;
-  for (ByteCount size : options.sizes) {
-    // The collective whose whole share is largest rounds the most; every other one moves the same.
-    ByteCount bytes = size;
-    for (ir::Collective coll : options.collectives) bytes = std::min(bytes, sim::call_bytes(size, options.dtype, coll, topo.num_gpus()));
-    if (bytes == 0 || (!out.sizes.empty() && bytes == out.sizes.back())) out.skipped.push_back(size);
-    else out.sizes.push_back(bytes);
-  }
-  if (out.sizes.empty() && !options.sizes.empty())
-    fail_at("-b", 0, fmt::format("no size up to {} B moves a whole {} element per rank on {} GPUs", options.sizes.back(), to_string(options.dtype), topo.num_gpus()),
-            "raise -b/-e: a size that is a total over ranks (allgather, reducescatter, ...) needs one element per rank");
-  return out;
-}
-
-TuneResult tune(const topo::Topology& topo, const TuneOptions& requested, const sim::SimParams& params) {
-  const TuneSizes sizes = tune_sizes(topo, requested);
-  const TuneOptions options = at_call_sizes(requested, sizes);
+TuneResult tune(const topo::Topology& topo, const TuneOptions& options, const sim::SimParams& params) {
   PhaseClock clock;
   check_output_dir(options.out_dir);  // before any work
   const DeployTarget target = deploy_target(topo, options.runtime);
@@ -188,19 +162,17 @@ TuneResult tune(const topo::Topology& topo, const TuneOptions& requested, const 
     BuildCounts built;
     std::vector<CandidateSet> candidates =
         enumerate_candidates(topo, options.collectives, target, progress, &journal, built, options.share);
-    return run_tune(topo, options, params, target, std::move(candidates), built, journal, clock, sizes.skipped);
+    return run_tune(topo, options, params, target, std::move(candidates), built, journal, clock);
   });
 }
 
-TuneResult tune(const topo::Topology& topo, const TuneOptions& requested, const sim::SimParams& params,
+TuneResult tune(const topo::Topology& topo, const TuneOptions& options, const sim::SimParams& params,
                 std::vector<CandidateSet> candidates) {
-  const TuneSizes sizes = tune_sizes(topo, requested);
-  const TuneOptions options = at_call_sizes(requested, sizes);
   PhaseClock clock;
   check_output_dir(options.out_dir);
   const DeployTarget target = deploy_target(topo, options.runtime);
   CheckpointJournal journal = open_tune_journal(topo, options, params);
-  return in_arena(options, [&] { return run_tune(topo, options, params, target, std::move(candidates), {}, journal, clock, sizes.skipped); });
+  return in_arena(options, [&] { return run_tune(topo, options, params, target, std::move(candidates), {}, journal, clock); });
 }
 
 }  // namespace ccforge::search

@@ -301,16 +301,6 @@ struct TuneOptions {
   const WorkShare* share = nullptr;
 };
 
-// The sizes a tune simulates, by the rule `ccforge sim` uses (sim::call_bytes): each requested size
-// becomes what a call of it moves, for every tuned collective alike (whole elements of the data type and,
-// where a collective's size is the total over ranks, whole per-rank shares). A size whose call moves no
-// bytes, or the same bytes as a smaller size's, is skipped. A DiagError at -b when every size is.
-struct TuneSizes {
-  std::vector<ByteCount> sizes;    // ascending: what the calls move
-  std::vector<ByteCount> skipped;  // requested sizes not tuned
-};
-TuneSizes tune_sizes(const topo::Topology& topo, const TuneOptions& options);
-
 struct CollectiveTune {
   ir::Collective collective;
   CandidateSet candidates;
@@ -351,7 +341,6 @@ struct TuneResult {
   int ranks = 0;
   DeployTarget target;
   std::vector<std::string> carried_over;  // collectives kept from an earlier tune in out_dir
-  std::vector<ByteCount> skipped_sizes;   // TuneSizes::skipped
   std::string replaced;  // non-empty: an earlier tune of another machine or runtime in out_dir was replaced
   int nodes = 1, ranks_per_node = 1;  // the communicator shape nccl-tuner.conf's rules are for
   std::vector<CollectiveTune> collectives;
@@ -373,7 +362,7 @@ struct TuneResult {
   std::vector<SlowSimulation> slowest;  // this process's longest simulations, longest first
 };
 
-// Runs the whole tune at tune_sizes(topo, options) and writes every output under options.out_dir (atomically), checkpointing
+// Runs the whole tune and writes every output under options.out_dir (atomically), checkpointing
 // finished tasks to out_dir/checkpoint.json so that a killed run continues with options.resume. A
 // candidate the simulator refuses at some size for any reason but the size not splitting into its
 // chunks (unmatched sends, a deadlock under the executor's buffer slots) moves to candidates.rejected
