@@ -27,11 +27,11 @@ struct IrFlags {
 };
 
 // --gpu MODEL, checked against the models ccforge knows.
-std::optional<topo::GpuSpec> gpu_of(const IrFlags& f) {
-  if (f.gpu.empty()) return std::nullopt;
-  const auto spec = topo::gpu_spec(f.gpu);
-  if (!spec) throw CLI::ValidationError("--gpu", "unknown GPU model '" + f.gpu + "' (use one of: " + topo::known_gpu_models() + ")");
-  return spec;
+const topo::GpuModel* gpu_of(const IrFlags& f) {
+  if (f.gpu.empty()) return nullptr;
+  const topo::GpuModel* model = topo::find_gpu_model(f.gpu);
+  if (!model) throw CLI::ValidationError("--gpu", "unknown GPU model '" + f.gpu + "' (use one of: " + topo::known_gpu_models() + ")");
+  return model;
 }
 
 // --runtime wins; else the GPU's vendor picks it (AMD: RCCL); nullopt when neither flag was given.
@@ -43,7 +43,7 @@ std::optional<ir::Runtime> runtime_of(const IrFlags& f) {
   }
   const auto gpu = gpu_of(f);
   if (!gpu) return std::nullopt;
-  return ir::runtime_for_vendor(gpu->amd);
+  return ir::runtime_for_vendor(gpu->amd());
 }
 
 // The rules --runtime/--gpu ask for, resolved before any file is read.

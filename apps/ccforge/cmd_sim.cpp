@@ -280,7 +280,7 @@ void run(const SimFlags& f) {
     sim::Trace trace;
     const SimTime device = simulate(colls.front(), traced->bytes, &trace, device_only).time;
     for (int rank = 0; rank < topo.num_gpus(); ++rank)
-      trace.rank_labels.push_back(fmt::format("rank {} ({})", rank, topo.gpu(rank).model));
+      trace.rank_labels.push_back(fmt::format("rank {} ({})", rank, topo.gpu(rank).model->name));
     trace.protocol = traced_protocol(algo, traced->result);
     sim::add_latency_slices(trace, device, sim::benchmark_iteration_time(SimTime{0}, params));
     write_file_atomically(f.trace, sim::to_chrome_trace_json(trace));

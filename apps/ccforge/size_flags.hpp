@@ -76,13 +76,13 @@ inline std::vector<ByteCount> sweep_sizes(const SizeSweepFlags& f, const std::st
 }
 
 
-// The memory of the topology's smallest GPU and its model; 0 when no GPU's memory is known.
+// The memory of the topology's smallest GPU and its model (every loaded GPU is a catalogue model).
 inline std::pair<std::uint64_t, std::string> smallest_gpu_memory(const topo::Topology& topology) {
   std::uint64_t memory = 0;
   std::string model;
   for (int rank = 0; rank < topology.num_gpus(); ++rank) {
-    const std::uint64_t m = topo::gpu_memory_bytes(topology.gpu(rank).model);
-    if (m != 0 && (memory == 0 || m < memory)) memory = m, model = topology.gpu(rank).model;
+    const std::uint64_t m = topology.gpu(rank).model->memory_bytes();
+    if (memory == 0 || m < memory) memory = m, model = topology.gpu(rank).model->name;
   }
   return {memory, model};
 }

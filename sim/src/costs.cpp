@@ -26,14 +26,13 @@ ProtocolCosts protocol_costs(const SimConstants& params, ir::Protocol proto, top
 }
 
 ProtocolCosts protocol_costs(const SimConstants& params, ir::Protocol proto, const topo::Topology& topo) {
-  ProtocolCosts c = protocol_costs(params, proto, topo.gpu(0).arch);
+  ProtocolCosts c = protocol_costs(params, proto, topo.gpu(0).model->arch);
   c.net_message = net::message_cost(topo, params);
   return c;
 }
 
 ir::Runtime msccl_runtime(const topo::Topology& topo) {
-  const std::optional<topo::GpuSpec> spec = topo::gpu_spec(topo.gpu(0).model);
-  return ir::runtime_for_vendor(spec ? spec->amd : topo.gpu(0).arch == topo::GpuArch::Cdna3);
+  return ir::runtime_for_vendor(topo.gpu(0).model->amd());
 }
 
 MscclRuntimeCosts msccl_runtime_costs(const SimConstants& params, ir::Runtime runtime) {
@@ -42,7 +41,7 @@ MscclRuntimeCosts msccl_runtime_costs(const SimConstants& params, ir::Runtime ru
 }
 
 ProtocolCosts msccl_protocol_costs(const SimConstants& params, ir::Protocol proto, const topo::Topology& topo, ir::Runtime runtime) {
-  const topo::GpuArch arch = topo.gpu(0).arch;
+  const topo::GpuArch arch = topo.gpu(0).model->arch;
   ProtocolCosts c = protocol_costs(params, proto, topo);
   const ArchConstants& a = params.of(arch);
   if (runtime == ir::Runtime::Rccl) {
@@ -98,7 +97,7 @@ std::vector<double> link_capacities(const topo::Topology& topo, const SimConstan
   const double framing = net::framing_share(topo);
   for (const topo::Link& l : topo.links()) {
     const bool network = l.kind == topo::LinkKind::Nic || l.kind == topo::LinkKind::Network;
-    capacity.push_back(l.bandwidth.bytes_per_s * link_efficiency(params, l.kind, topo.gpu(0).arch) * (network ? framing : 1.0));
+    capacity.push_back(l.bandwidth.bytes_per_s * link_efficiency(params, l.kind, topo.gpu(0).model->arch) * (network ? framing : 1.0));
   }
   return capacity;
 }

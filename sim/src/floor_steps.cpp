@@ -5,7 +5,7 @@
 namespace ccforge::sim {
 
 FloorSteps::FloorSteps(const topo::Topology& topo, const ir::Algorithm& algo, const SimConstants& params)
-    : topo_(topo), algo_(algo), hbm_(hbm_bandwidth(params, topo.gpu(0).arch)) {
+    : topo_(topo), algo_(algo), hbm_(hbm_bandwidth(params, topo.gpu(0).model->arch)) {
   costs_ = msccl_protocol_costs(params, algo.protocol, topo, msccl_runtime(topo));
   runtime_ = msccl_runtime_costs(params, msccl_runtime(topo));
   capacity_ = link_capacities(topo, params);

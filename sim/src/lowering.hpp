@@ -21,7 +21,7 @@ class Lowering {
 
   const topo::Topology& topo() const { return topo_; }
   const SimConstants& params() const { return params_; }
-  topo::GpuArch arch() const { return topo_.gpu(0).arch; }
+  topo::GpuArch arch() const { return topo_.gpu(0).model->arch; }
   TaskGraph& graph() { return graph_; }
   Trace* trace() { return trace_; }
 

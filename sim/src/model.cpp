@@ -10,7 +10,7 @@ namespace ccforge::sim {
 
 Model build_model(const topo::Topology& topo, const SimParams& params) {
   const SimConstants& constants = params.constants;
-  const topo::GpuArch arch = topo.gpu(0).arch;
+  const topo::GpuArch arch = topo.gpu(0).model->arch;
   Model m;
   m.link_capacity = link_capacities(topo, constants);
   m.nic_efficiency = link_efficiency(constants, topo::LinkKind::Network, arch);

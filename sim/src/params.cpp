@@ -7,6 +7,7 @@
 #include <cmath>
 #include <limits>
 
+#include "nccl/tuning_tables_2_18.hpp"
 #include "nccl/tuning_tables_2_28.hpp"
 
 namespace ccforge::sim {
@@ -17,18 +18,14 @@ using topo::GpuArch;
 
 const std::string kTuning = "NCCL v2.28.9 src/graph/tuning.cc ncclTunerConstantsDefaults";
 // The 2.28.9 tables sim/src/nccl carries for NCCL's own choice; the defaults below read them rather than
-// repeat their numbers. Architecture rows: Volta 0, Ampere 1, Hopper 2, Blackwell 3.
+// repeat their numbers.
 const nccl::TuningConstants& kNccl = nccl::kNccl2_28_9;
-constexpr int kVolta = 0, kAmpere = 1, kHopper = 2, kBlackwell = 3;
-double ll_max_bw(int arch) { return kNccl.ll_max_bw[arch][0]; }  // one node
-double ring_ll128_bw(int arch) { return kNccl.per_ch_max_ring_ll128_bw[arch][0]; }
+double ll_max_bw(GpuArch a) { return kNccl.ll_max_bw[nccl::arch_row(a)][0]; }  // one node
+double ring_ll128_bw(GpuArch a) { return kNccl.per_ch_max_ring_ll128_bw[nccl::arch_row(a)][0]; }
 double base_lat(int proto) { return kNccl.base_lat[nccl::kRing][proto]; }
-// NCCL's effective NVLink rate (topo.h SMxx_NVLINK_BW) over the datasheet's per-link rate, which the
-// topology's link model holds (`link_param`, a default of topology/src/link_params.cpp).
-double nvlink_share(int arch, const char* link_param) {
-  static const ParamTable datasheet = topo::default_link_params();
-  return kNccl.nvlink_bw_per_link[arch] / datasheet.get(link_param);
-}
+// NCCL's effective NVLink rate (topo.h SMxx_NVLINK_BW) over the datasheet's per-link rate (the GPU
+// catalogue's, which the topology's link model also starts from).
+double nvlink_share(GpuArch a) { return kNccl.nvlink_bw_per_link[nccl::arch_row(a)] / topo::architecture_model(a).peer_link_gbs(); }
 const std::string kSearch = "NCCL v2.28.9 src/graph/search.cc";
 // sim.msccl.tb_bw.LL128.sm90, fitted (executor_params).
 constexpr double kMscclLL128TbBwSm90 = 11.0;
@@ -125,6 +122,12 @@ ParamDecl per_arch(GpuArch a, std::optional<double> ArchConstants::*member, std:
   return decl(std::move(name), std::move(unit), range, value, std::move(source), ArchField<std::optional<double>>{a, member});
 }
 
+// HBM bandwidth from the GPU catalogue, with its datasheet.
+ParamDecl hbm(GpuArch a, std::string name) {
+  const topo::GpuModel& m = topo::architecture_model(a);
+  return per_arch(a, &ArchConstants::hbm_gbs, std::move(name), "GB/s", rate, m.hbm_gbs, m.hbm_source);
+}
+
 void protocol_params(std::vector<ParamDecl>& out) {
   using C = ProtocolConstants;
   // Wire efficiency: payload bytes per byte on the link.
@@ -152,21 +155,21 @@ void protocol_params(std::vector<ParamDecl>& out) {
 
 // Payload one threadblock (one channel) can move per second: one channel cannot fill NVLink.
 void threadblock_params(std::vector<ParamDecl>& out) {
-  out.push_back(tb_bw(GpuArch::Volta, Protocol::LL, "sim.tb_bw.LL.sm70", ll_max_bw(kVolta) / 16.0, kTuning + " llMaxBws[VOLTA][1 node] 39 over 16 channels"));
-  out.push_back(tb_bw(GpuArch::Ampere, Protocol::LL, "sim.tb_bw.LL.sm80", ll_max_bw(kAmpere) / 16.0, kTuning + " llMaxBws[AMPERE][1 node] 87.7 over 16 channels"));
-  out.push_back(tb_bw(GpuArch::Hopper, Protocol::LL, "sim.tb_bw.LL.sm90", ll_max_bw(kHopper) / 16.0, kTuning + " llMaxBws[HOPPER][1 node] 141 over 16 channels"));
-  out.push_back(tb_bw(GpuArch::Blackwell, Protocol::LL, "sim.tb_bw.LL.sm100", ll_max_bw(kBlackwell) / 16.0, kTuning + " llMaxBws[BLACKWELL][1 node] 282 over 16 channels"));
-  out.push_back(tb_bw(GpuArch::Cdna3, Protocol::LL, "sim.tb_bw.LL.cdna3", ll_max_bw(kAmpere) / 16.0, "assumed as sm80: no published per-channel figure"));
-  out.push_back(tb_bw(GpuArch::Volta, Protocol::LL128, "sim.tb_bw.LL128.sm70", ring_ll128_bw(kVolta), kTuning + " perChMaxRingLL128Bws[VOLTA]"));
-  out.push_back(tb_bw(GpuArch::Ampere, Protocol::LL128, "sim.tb_bw.LL128.sm80", ring_ll128_bw(kAmpere), kTuning + " perChMaxRingLL128Bws[AMPERE]"));
-  out.push_back(tb_bw(GpuArch::Hopper, Protocol::LL128, "sim.tb_bw.LL128.sm90", ring_ll128_bw(kHopper), kTuning + " perChMaxRingLL128Bws[HOPPER]"));
-  out.push_back(tb_bw(GpuArch::Blackwell, Protocol::LL128, "sim.tb_bw.LL128.sm100", ring_ll128_bw(kBlackwell), kTuning + " perChMaxRingLL128Bws[BLACKWELL]"));
-  out.push_back(tb_bw(GpuArch::Cdna3, Protocol::LL128, "sim.tb_bw.LL128.cdna3", ring_ll128_bw(kAmpere), "assumed as sm80: no published per-channel figure"));
-  out.push_back(tb_bw(GpuArch::Volta, Protocol::Simple, "sim.tb_bw.Simple.sm70", 40.0, kSearch + " speedArrayIntra[0] (fastest per-channel speed searched)"));
-  out.push_back(tb_bw(GpuArch::Ampere, Protocol::Simple, "sim.tb_bw.Simple.sm80", 40.0, kSearch + " speedArrayIntra[0] (fastest per-channel speed searched)"));
-  out.push_back(tb_bw(GpuArch::Hopper, Protocol::Simple, "sim.tb_bw.Simple.sm90", 60.0, kSearch + " sm90SpeedArrayIntra[0] (fastest per-channel speed searched)"));
-  out.push_back(tb_bw(GpuArch::Blackwell, Protocol::Simple, "sim.tb_bw.Simple.sm100", 60.0, "assumed as sm90: not re-read for sm100"));
-  out.push_back(tb_bw(GpuArch::Cdna3, Protocol::Simple, "sim.tb_bw.Simple.cdna3", 40.0, "assumed as sm80: no published per-channel figure"));
+  out.push_back(tb_bw(GpuArch::Volta, Protocol::LL, "sim.tb_bw.LL.sm70", ll_max_bw(GpuArch::Volta) / 16.0, kTuning + " llMaxBws[VOLTA][1 node] 39 over 16 channels"));
+  out.push_back(tb_bw(GpuArch::Ampere, Protocol::LL, "sim.tb_bw.LL.sm80", ll_max_bw(GpuArch::Ampere) / 16.0, kTuning + " llMaxBws[AMPERE][1 node] 87.7 over 16 channels"));
+  out.push_back(tb_bw(GpuArch::Hopper, Protocol::LL, "sim.tb_bw.LL.sm90", ll_max_bw(GpuArch::Hopper) / 16.0, kTuning + " llMaxBws[HOPPER][1 node] 141 over 16 channels"));
+  out.push_back(tb_bw(GpuArch::Blackwell, Protocol::LL, "sim.tb_bw.LL.sm100", ll_max_bw(GpuArch::Blackwell) / 16.0, kTuning + " llMaxBws[BLACKWELL][1 node] 282 over 16 channels"));
+  out.push_back(tb_bw(GpuArch::Cdna3, Protocol::LL, "sim.tb_bw.LL.cdna3", ll_max_bw(GpuArch::Ampere) / 16.0, "assumed as sm80: no published per-channel figure"));
+  out.push_back(tb_bw(GpuArch::Volta, Protocol::LL128, "sim.tb_bw.LL128.sm70", ring_ll128_bw(GpuArch::Volta), kTuning + " perChMaxRingLL128Bws[VOLTA]"));
+  out.push_back(tb_bw(GpuArch::Ampere, Protocol::LL128, "sim.tb_bw.LL128.sm80", ring_ll128_bw(GpuArch::Ampere), kTuning + " perChMaxRingLL128Bws[AMPERE]"));
+  out.push_back(tb_bw(GpuArch::Hopper, Protocol::LL128, "sim.tb_bw.LL128.sm90", ring_ll128_bw(GpuArch::Hopper), kTuning + " perChMaxRingLL128Bws[HOPPER]"));
+  out.push_back(tb_bw(GpuArch::Blackwell, Protocol::LL128, "sim.tb_bw.LL128.sm100", ring_ll128_bw(GpuArch::Blackwell), kTuning + " perChMaxRingLL128Bws[BLACKWELL]"));
+  out.push_back(tb_bw(GpuArch::Cdna3, Protocol::LL128, "sim.tb_bw.LL128.cdna3", ring_ll128_bw(GpuArch::Ampere), "assumed as sm80: no published per-channel figure"));
+  out.push_back(tb_bw(GpuArch::Volta, Protocol::Simple, "sim.tb_bw.Simple.sm70", nccl::kSpeedArrayIntra[0], kSearch + " speedArrayIntra[0] (fastest per-channel speed searched)"));
+  out.push_back(tb_bw(GpuArch::Ampere, Protocol::Simple, "sim.tb_bw.Simple.sm80", nccl::kSpeedArrayIntra[0], kSearch + " speedArrayIntra[0] (fastest per-channel speed searched)"));
+  out.push_back(tb_bw(GpuArch::Hopper, Protocol::Simple, "sim.tb_bw.Simple.sm90", kNccl.channel_search.sm90_intra_speeds[0], kSearch + " sm90SpeedArrayIntra[0] (fastest per-channel speed searched)"));
+  out.push_back(tb_bw(GpuArch::Blackwell, Protocol::Simple, "sim.tb_bw.Simple.sm100", kNccl.channel_search.sm90_intra_speeds[0], "assumed as sm90: not re-read for sm100"));
+  out.push_back(tb_bw(GpuArch::Cdna3, Protocol::Simple, "sim.tb_bw.Simple.cdna3", nccl::kSpeedArrayIntra[0], "assumed as sm80: no published per-channel figure"));
 }
 
 // LL's 8-byte flagged stores cap what a whole GPU can issue, whatever its channel count.
@@ -175,30 +178,30 @@ void gpu_issue_params(std::vector<ParamDecl>& out) {
     return decl(std::move(name), "GB/s", rate, value, std::move(source),
                 ArchProtocolField<std::optional<double>>{a, Protocol::LL, &ArchConstants::gpu_bw_gbs});
   };
-  out.push_back(ll(GpuArch::Volta, "sim.gpu_bw.LL.sm70", ll_max_bw(kVolta), kTuning + " llMaxBws[VOLTA][1 node]"));
-  out.push_back(ll(GpuArch::Ampere, "sim.gpu_bw.LL.sm80", ll_max_bw(kAmpere), kTuning + " llMaxBws[AMPERE][1 node]"));
-  out.push_back(ll(GpuArch::Hopper, "sim.gpu_bw.LL.sm90", ll_max_bw(kHopper), kTuning + " llMaxBws[HOPPER][1 node]"));
-  out.push_back(ll(GpuArch::Blackwell, "sim.gpu_bw.LL.sm100", ll_max_bw(kBlackwell), kTuning + " llMaxBws[BLACKWELL][1 node]"));
-  out.push_back(ll(GpuArch::Cdna3, "sim.gpu_bw.LL.cdna3", ll_max_bw(kAmpere), "assumed as sm80: no published figure"));
+  out.push_back(ll(GpuArch::Volta, "sim.gpu_bw.LL.sm70", ll_max_bw(GpuArch::Volta), kTuning + " llMaxBws[VOLTA][1 node]"));
+  out.push_back(ll(GpuArch::Ampere, "sim.gpu_bw.LL.sm80", ll_max_bw(GpuArch::Ampere), kTuning + " llMaxBws[AMPERE][1 node]"));
+  out.push_back(ll(GpuArch::Hopper, "sim.gpu_bw.LL.sm90", ll_max_bw(GpuArch::Hopper), kTuning + " llMaxBws[HOPPER][1 node]"));
+  out.push_back(ll(GpuArch::Blackwell, "sim.gpu_bw.LL.sm100", ll_max_bw(GpuArch::Blackwell), kTuning + " llMaxBws[BLACKWELL][1 node]"));
+  out.push_back(ll(GpuArch::Cdna3, "sim.gpu_bw.LL.cdna3", ll_max_bw(GpuArch::Ampere), "assumed as sm80: no published figure"));
 }
 
 void hardware_params(std::vector<ParamDecl>& out) {
   using A = ArchConstants;
   // Local reductions and copies stream through HBM (2 reads + 1 write per reduced byte).
-  out.push_back(per_arch(GpuArch::Volta, &A::hbm_gbs, "sim.hbm_bw.sm70", "GB/s", rate, 900.0, "NVIDIA V100 SXM2 datasheet, HBM2 900 GB/s"));
-  out.push_back(per_arch(GpuArch::Ampere, &A::hbm_gbs, "sim.hbm_bw.sm80", "GB/s", rate, 2039.0, "NVIDIA A100 80GB SXM datasheet, HBM2e 2,039 GB/s"));
-  out.push_back(per_arch(GpuArch::Hopper, &A::hbm_gbs, "sim.hbm_bw.sm90", "GB/s", rate, 3350.0, "NVIDIA H100 SXM5 datasheet, HBM3 3.35 TB/s"));
-  out.push_back(per_arch(GpuArch::Blackwell, &A::hbm_gbs, "sim.hbm_bw.sm100", "GB/s", rate, 8000.0, "NVIDIA DGX B200 datasheet, HBM3e 8 TB/s per GPU"));
-  out.push_back(per_arch(GpuArch::Cdna3, &A::hbm_gbs, "sim.hbm_bw.cdna3", "GB/s", rate, 5300.0, "AMD Instinct MI300X datasheet, HBM3 5.3 TB/s"));
+  out.push_back(hbm(GpuArch::Volta, "sim.hbm_bw.sm70"));
+  out.push_back(hbm(GpuArch::Ampere, "sim.hbm_bw.sm80"));
+  out.push_back(hbm(GpuArch::Hopper, "sim.hbm_bw.sm90"));
+  out.push_back(hbm(GpuArch::Blackwell, "sim.hbm_bw.sm100"));
+  out.push_back(hbm(GpuArch::Cdna3, "sim.hbm_bw.cdna3"));
   // Achievable share of a link's raw rate (packet headers, flow control): NCCL's effective per-link
   // value over the datasheet's.
-  out.push_back(per_arch(GpuArch::Volta, &A::nvlink_efficiency, "sim.link.nvlink.efficiency.sm70", "ratio", ratio, nvlink_share(kVolta, "link.nvlink.sm70.bw_per_link"),
+  out.push_back(per_arch(GpuArch::Volta, &A::nvlink_efficiency, "sim.link.nvlink.efficiency.sm70", "ratio", ratio, nvlink_share(GpuArch::Volta),
                          "NCCL src/graph/topo.h SM70_NVLINK_BW 20 / datasheet 25 GB/s"));
-  out.push_back(per_arch(GpuArch::Ampere, &A::nvlink_efficiency, "sim.link.nvlink.efficiency.sm80", "ratio", ratio, nvlink_share(kAmpere, "link.nvlink.sm80.bw_per_link"),
+  out.push_back(per_arch(GpuArch::Ampere, &A::nvlink_efficiency, "sim.link.nvlink.efficiency.sm80", "ratio", ratio, nvlink_share(GpuArch::Ampere),
                          "NCCL src/graph/topo.h SM80_NVLINK_BW 20 / datasheet 25 GB/s"));
-  out.push_back(per_arch(GpuArch::Hopper, &A::nvlink_efficiency, "sim.link.nvlink.efficiency.sm90", "ratio", ratio, nvlink_share(kHopper, "link.nvlink.sm90.bw_per_link"),
+  out.push_back(per_arch(GpuArch::Hopper, &A::nvlink_efficiency, "sim.link.nvlink.efficiency.sm90", "ratio", ratio, nvlink_share(GpuArch::Hopper),
                          "NCCL src/graph/topo.h SM90_NVLINK_BW 20.6 / datasheet 25 GB/s"));
-  out.push_back(per_arch(GpuArch::Blackwell, &A::nvlink_efficiency, "sim.link.nvlink.efficiency.sm100", "ratio", ratio, nvlink_share(kBlackwell, "link.nvlink.sm100.bw_per_link"),
+  out.push_back(per_arch(GpuArch::Blackwell, &A::nvlink_efficiency, "sim.link.nvlink.efficiency.sm100", "ratio", ratio, nvlink_share(GpuArch::Blackwell),
                          "NCCL src/graph/topo.h SM100_NVLINK_BW 40.1 / datasheet 50 GB/s"));
   out.push_back(per_arch(GpuArch::Cdna3, &A::nvlink_efficiency, "sim.link.nvlink.efficiency.cdna3", "ratio", ratio, 48.0 / 64.0,
                          "xGMI (GPU-GPU links of AMD GPUs): ~48 of 64 GB/s usable per link, AMD ROCm blog 'Understanding RCCL Bandwidth "
@@ -211,9 +214,9 @@ void hardware_params(std::vector<ParamDecl>& out) {
   out.push_back(decl("sim.link.net.efficiency", "ratio", ratio, 12.0 / 12.5, "NCCL src/graph/topo.h NET_BW 12 / 100 Gb/s line rate 12.5 GB/s",
                      [](auto& c) -> auto& { return c.net_efficiency; }));
   // NVSwitch in-network reduction (NVLS: multimem.ld_reduce then multimem.st).
-  out.push_back(per_arch(GpuArch::Hopper, &A::nvls_efficiency, "sim.nvls.efficiency.sm90", "ratio", ratio, kNccl.nvls_efficiency[kHopper], kTuning + " nvlsEfficiency[HOPPER]"));
-  out.push_back(per_arch(GpuArch::Blackwell, &A::nvls_efficiency, "sim.nvls.efficiency.sm100", "ratio", ratio, kNccl.nvls_efficiency[kBlackwell], kTuning + " nvlsEfficiency[BLACKWELL]"));
-  out.push_back(decl("sim.nvls.base_us", "us", latency, 23.0,
+  out.push_back(per_arch(GpuArch::Hopper, &A::nvls_efficiency, "sim.nvls.efficiency.sm90", "ratio", ratio, kNccl.nvls_efficiency[nccl::arch_row(GpuArch::Hopper)], kTuning + " nvlsEfficiency[HOPPER]"));
+  out.push_back(per_arch(GpuArch::Blackwell, &A::nvls_efficiency, "sim.nvls.efficiency.sm100", "ratio", ratio, kNccl.nvls_efficiency[nccl::arch_row(GpuArch::Blackwell)], kTuning + " nvlsEfficiency[BLACKWELL]"));
+  out.push_back(decl("sim.nvls.base_us", "us", latency, nccl::kNccl2_18_3.base_lat[nccl::kNvls][nccl::kSimple],
                      "NCCL v2.18.3 src/graph/tuning.cc baseLat[NVLS][SIMPLE] (NVLS's whole-call latency; 2.28 puts 25 in hwLat)",
                      [](auto& c) -> auto& { return c.nvls_base_us; }));
   out.push_back({"sim.nccl.version", "version", version, 2.18,

@@ -107,7 +107,7 @@ TEST(NcclTunerOutputs, TuneWritesTheTableItsPluginReads) {
   const tuner_conf::Rule* at_512k = tuner_conf::match(table.rules, CCF_NCCL_FUNC_ALLREDUCE, 512 << 10, 2, 8);
   ASSERT_NE(at_512k, nullptr);
   const sim::NcclPointTime& best = r.collectives[0].nccl_space.sizes[1].fastest();
-  EXPECT_EQ(tuner_conf::kAlgoNames[at_512k->algo], sim::to_string(best.point.algo));
+  EXPECT_EQ(tuner_conf::word(tuner_conf::kAlgoNames[at_512k->algo]), sim::to_string(best.point.algo));
   EXPECT_EQ(at_512k->channels, best.default_channels ? 0 : best.point.nchannels);
   EXPECT_NE(read_file(dir / "selection.md").find("# NCCL's own space (nccl-tuner.conf)"), std::string::npos);
   const auto report = nlohmann::json::parse(read_file(dir / "report.json"));

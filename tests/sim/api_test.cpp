@@ -153,11 +153,11 @@ TEST(SimApi, ModelFactsAreTypedAndFollowTheParameters) {
   EXPECT_EQ(h100.link_capacity.size(), ndv5().links().size());
   ASSERT_TRUE(h100.nvls_efficiency);  // Hopper NVSwitch: NVLS runs
   EXPECT_FALSE(a100.nvls_efficiency);  // Ampere: it does not
-  EXPECT_FALSE(knob_param(SimParams{}, Knob::NvlsEfficiency, ndv4.gpu(0).arch));
+  EXPECT_FALSE(knob_param(SimParams{}, Knob::NvlsEfficiency, ndv4.gpu(0).model->arch));
   // A profile moves the facts: the fitted knob's name is the parameter a profile sets.
   SimParams tuned;
-  set_param(tuned, *knob_param(tuned, Knob::NvlsEfficiency, ndv5().gpu(0).arch), 0.5, "test");
-  set_param(tuned, *knob_param(tuned, Knob::NvlinkEfficiency, ndv5().gpu(0).arch), 0.5, "test");
+  set_param(tuned, *knob_param(tuned, Knob::NvlsEfficiency, ndv5().gpu(0).model->arch), 0.5, "test");
+  set_param(tuned, *knob_param(tuned, Knob::NvlinkEfficiency, ndv5().gpu(0).model->arch), 0.5, "test");
   const Model slower = build_model(ndv5(), tuned);
   EXPECT_EQ(*slower.nvls_efficiency, 0.5);
   int slower_links = 0;

@@ -110,7 +110,7 @@ TEST(NcclRingFolding, BlockIsALeafsNodesOnNdv5X128) {
   const std::vector<int> entries = rail_entries(topo);
   std::vector<std::vector<int>> rings;
   for (int c = 0; c < static_cast<int>(entries.size()); ++c) rings.push_back(multi_node_ring(topo, entries, {}, c));
-  const ProtocolCosts costs = protocol_costs(params.constants, ir::Protocol::LL, topo.gpu(0).arch);
+  const ProtocolCosts costs = protocol_costs(params.constants, ir::Protocol::LL, topo.gpu(0).model->arch);
   const auto fold = nccl::fold_ring(low, costs, rings, true);
   ASSERT_TRUE(fold.has_value());
   EXPECT_EQ(fold->block_nodes, 32);

@@ -57,7 +57,7 @@ TEST(ClusterTransport, P5JoinsFourEfaNicsPerDevice) {
 TEST(ClusterTransport, BundledClustersNameTheirTransports) {
   EXPECT_EQ(load_topology(bundled("a3mega-x2.xml")).transport().kind, TransportKind::Tcpxo);
   EXPECT_EQ(load_topology(bundled("a3ultra-x2.xml")).transport().kind, TransportKind::Roce);
-  EXPECT_EQ(load_topology(bundled("a3ultra-x2.xml")).gpu(0).model, "H200 SXM");
+  EXPECT_EQ(load_topology(bundled("a3ultra-x2.xml")).gpu(0).model->name, std::string("H200 SXM"));
   EXPECT_EQ(load_topology(bundled("ndv5-x4.xml")).num_nodes(), 4);
 }
 

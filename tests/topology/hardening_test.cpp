@@ -76,7 +76,7 @@ TEST(Hardening, CompletedAzureFileLoadsWithoutFlagsToTheSameTopology) {
     EXPECT_EQ(completed.links()[i].bandwidth.bytes_per_s, expected.links()[i].bandwidth.bytes_per_s);
     EXPECT_EQ(completed.links()[i].detail, expected.links()[i].detail);
   }
-  EXPECT_EQ(completed.gpu(7).model, "H100 SXM");
+  EXPECT_EQ(completed.gpu(7).model->name, std::string("H100 SXM"));
   fs::remove(out);
 }
 
@@ -91,9 +91,9 @@ TEST(Hardening, ClusterFilesAreNotRewrittenAsNodes) {
 }
 
 TEST(Hardening, GpuMemoryComesFromTheModelTable) {
-  EXPECT_EQ(gpu_memory_bytes("H100 SXM"), std::uint64_t{80} << 30);
-  EXPECT_EQ(gpu_memory_bytes("MI300X"), std::uint64_t{192} << 30);
-  EXPECT_EQ(gpu_memory_bytes("H300"), 0u);
+  EXPECT_EQ(find_gpu_model("H100 SXM")->memory_bytes(), std::uint64_t{80} << 30);
+  EXPECT_EQ(find_gpu_model("MI300X")->memory_bytes(), std::uint64_t{192} << 30);
+  EXPECT_EQ(find_gpu_model("H300"), nullptr);
 }
 
 }  // namespace

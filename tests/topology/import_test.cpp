@@ -59,7 +59,7 @@ TEST(Import, NcclDumpOfHgxH100MatchesDgxH100) {
   EXPECT_TRUE(has_note(node, false, "18 NVLinks per GPU into NVSwitch"));
   EXPECT_DOUBLE_EQ(node.nic_gbps, 200);  // IBM's RoCE ports, read from <net speed>
   const Topology t = load_imported(node);
-  EXPECT_EQ(t.gpu(0).model, "H100 SXM");
+  EXPECT_EQ(t.gpu(0).model->name, std::string("H100 SXM"));
   expect_same_routes_and_placement(load_topology(testing::bundled("dgx-h100.xml")), t);
 }
 

@@ -5,6 +5,7 @@
 #include <fstream>
 #include <iterator>
 #include <set>
+#include <utility>
 #include <string>
 #include "source_dir.hpp"
 
@@ -30,6 +31,25 @@ TEST(LinkParams, PhysicalValuesFollowTheSpecs) {
   // PCIe Gen5 x16: 32 GT/s x 16 lanes x 128/130 / 8 = 63.0 GB/s.
   EXPECT_NEAR(t.get("link.pcie.gen5.bw_per_lane") * 16, 63.015, 1e-3);
   EXPECT_EQ(t.find("link.nccl.nvlink.sm90.bw_per_link"), nullptr);  // NCCL's model value is sim's
+}
+
+// NVLink/xGMI defaults are the GPU catalogue's datasheet rates, not a second copy of them.
+TEST(LinkParams, PeerLinkDefaultsAreTheCataloguesDatasheetRates) {
+  const ParamTable t = default_link_params();
+  const LinkConstants c = load_topology(std::string(CCFORGE_SOURCE_DIR) + "/data/topologies/ndv5.xml").link_constants();
+  const std::pair<const char*, GpuArch> names[] = {{"link.nvlink.sm70.bw_per_link", GpuArch::Volta},
+                                                   {"link.nvlink.sm80.bw_per_link", GpuArch::Ampere},
+                                                   {"link.nvlink.sm90.bw_per_link", GpuArch::Hopper},
+                                                   {"link.nvlink.sm100.bw_per_link", GpuArch::Blackwell},
+                                                   {"link.xgmi.bw_per_link", GpuArch::Cdna3}};
+  for (const auto& [name, arch] : names) {
+    const GpuModel& m = architecture_model(arch);
+    EXPECT_DOUBLE_EQ(t.get(name), m.peer_link_gbs()) << name;
+    EXPECT_EQ(t.find(name)->source, m.fabric_source) << name;
+    EXPECT_DOUBLE_EQ(c.peer_link(arch), m.peer_link_gbs()) << name;
+  }
+  EXPECT_STREQ(architecture_model(GpuArch::Hopper).name, "H100 SXM");
+  EXPECT_DOUBLE_EQ(find_gpu_model("B200")->peer_link_gbs(), 50.0);  // 1.8 TB/s over 18 links, per direction
 }
 
 }  // namespace

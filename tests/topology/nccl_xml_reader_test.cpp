@@ -30,8 +30,8 @@ TEST(NcclXmlReader, AzureNdv5CompletedFromMachineHas8H100And8NdrNics) {
   EXPECT_TRUE(t.has_nvswitch());
   for (int r = 0; r < 8; ++r) {
     const GpuInfo& g = t.gpu(r);
-    EXPECT_EQ(g.model, "H100 SXM");
-    EXPECT_EQ(g.sm, 90);
+    EXPECT_EQ(g.model, find_gpu_model("H100 SXM"));
+    EXPECT_EQ(g.model->sm, 90);
     EXPECT_DOUBLE_EQ(g.nvlink_bandwidth.gbps(), 18 * 25.0);  // 18 NVLink4 links x 25 GB/s
     EXPECT_EQ(g.fabric_links, 18);
     EXPECT_DOUBLE_EQ(g.nic_bandwidth.gbps(), 50.0);           // 400 Gb/s

@@ -53,5 +53,26 @@ TEST(Profile, UnknownLinkNameIsAnErrorAtItsLine) {
   }
 }
 
+// A profile's link value reaches the typed constants the builders read, and through them the links.
+TEST(Profile, OverrideReachesTheTypedLinkConstants) {
+  LoadOptions options;
+  options.profile = {{"link.nvlink.sm90.bw_per_link", 20.0, {"p.xml", 3}}};
+  const Topology t = load_topology(testing::bundled("ndv5.xml"), options);
+  EXPECT_DOUBLE_EQ(t.link_constants().peer_link(GpuArch::Hopper), 20.0);
+  EXPECT_DOUBLE_EQ(t.gpu(0).nvlink_bandwidth.gbps(), 18 * 20.0);
+}
+
+TEST(Profile, NegativeLinkLatencyIsOutOfRangeAtItsLine) {
+  LoadOptions options;
+  options.profile = {{"link.pcie.latency", -0.5, {"p.xml", 4}}};
+  try {
+    load_topology(testing::bundled("ndv5.xml"), options);
+    FAIL() << "negative latency accepted";
+  } catch (const DiagError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("p.xml:4: link.pcie.latency = -0.5 is out of range"));
+    EXPECT_THAT(e.what(), HasSubstr("a latency is at least 0"));
+  }
+}
+
 }  // namespace
 }  // namespace ccforge::topo

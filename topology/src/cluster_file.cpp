@@ -60,11 +60,11 @@ namespace {
 
 class FabricBuilder {
  public:
-  FabricBuilder(const ClusterSpec& spec, const ParamTable& params, GraphData& graph) : spec_(spec), params_(params), g_(graph) {
+  FabricBuilder(const ClusterSpec& spec, const LinkConstants& links, GraphData& graph) : spec_(spec), links_(links), g_(graph) {
     // A leaf splits its ports between nodes (down) and spines (up) in the ratio oversubscription : 1.
     down_ = spec.switch_ports * spec.oversubscription / (spec.oversubscription + 1);
     up_ = spec.switch_ports - down_;
-    hop_latency_ = SimTime::from_us(spec.switch_latency_us.value_or(params.get("link.netswitch.latency")));
+    hop_latency_ = SimTime::from_us(spec.switch_latency_us.value_or(links.netswitch_latency_us));
   }
 
   void connect(const std::vector<NodeLayout>& nodes) {
@@ -94,7 +94,7 @@ class FabricBuilder {
     const NetTransport& t = spec_.transport;
     Bandwidth bw = spec_.nic_speed_gbps ? std::min(nic_speed, Bandwidth::Gbps(*spec_.nic_speed_gbps)) : nic_speed;
     if (t.nics_per_node > 0 && spec_.nic_speed_gbps) bw = Bandwidth::Gbps(*spec_.nic_speed_gbps * t.nics_per_device());
-    g_.add_cable(nic, leaf, LinkKind::Nic, bw, SimTime::from_us(params_.get("link.ib.latency")), fmt::format("{:g}G", bw.bytes_per_s * 8e-9));
+    g_.add_cable(nic, leaf, LinkKind::Nic, bw, SimTime::from_us(links_.ib_latency_us), fmt::format("{:g}G", bw.bytes_per_s * 8e-9));
     widest_port_ = std::max(widest_port_, bw);
   }
 
@@ -109,7 +109,7 @@ class FabricBuilder {
   }
 
   const ClusterSpec& spec_;
-  const ParamTable& params_;
+  const LinkConstants& links_;
   GraphData& g_;
   int down_ = 1, up_ = 1;
   SimTime hop_latency_;
@@ -119,14 +119,14 @@ class FabricBuilder {
 
 }  // namespace
 
-NetTransport expand_cluster(const ClusterSpec& spec, const RawTopology& node, const ParamTable& params, GraphData& graph) {
+NetTransport expand_cluster(const ClusterSpec& spec, const RawTopology& node, const LinkConstants& links, GraphData& graph) {
   std::vector<NodeLayout> layouts;
   layouts.reserve(static_cast<std::size_t>(spec.nodes));
-  for (int n = 0; n < spec.nodes; ++n) layouts.push_back(build_node(node, params, n, fmt::format("n{}/", n), graph));
+  for (int n = 0; n < spec.nodes; ++n) layouts.push_back(build_node(node, links, n, fmt::format("n{}/", n), graph));
   ClusterSpec built = spec;
   built.transport = fit_transport_to_node(spec, static_cast<int>(layouts.front().nics.size()),
                                           static_cast<int>(graph.gpus.size()) / spec.nodes);
-  FabricBuilder(built, params, graph).connect(layouts);
+  FabricBuilder(built, links, graph).connect(layouts);
   return built.transport;
 }
 

@@ -10,7 +10,7 @@
 #include "raw_topology.hpp"
 #include "xml_source.hpp"
 
-#include "ccforge/common/params.hpp"
+#include "ccforge/topology/link_constants.hpp"
 
 #include <filesystem>
 #include <optional>
@@ -44,6 +44,6 @@ NetTransport fit_transport_to_node(const ClusterSpec& spec, int node_nics, int g
 
 // Appends spec.nodes copies of `node` and the fabric between their NICs; returns the transport with
 // the node's NIC count filled in.
-NetTransport expand_cluster(const ClusterSpec& spec, const RawTopology& node, const ParamTable& params, GraphData& graph);
+NetTransport expand_cluster(const ClusterSpec& spec, const RawTopology& node, const LinkConstants& links, GraphData& graph);
 
 }  // namespace ccforge::topo

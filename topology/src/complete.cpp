@@ -1,6 +1,6 @@
 #include "complete.hpp"
 
-#include "gpu_models.hpp"
+#include "ccforge/topology/gpu_models.hpp"
 
 #include <fmt/core.h>
 
@@ -54,7 +54,7 @@ void fill_gpus(const std::vector<RawPci*>& gpus, const MachineDescription& machi
     RawGpu gpu;
     gpu.rank = static_cast<int>(i);
     gpu.sm = model.sm;
-    gpu.amd = model.sm == 0;
+    gpu.amd = model.amd();
     gpu.model = model.name;
     gpu.loc = gpus[i]->loc;
     if (machine.fabric == "nvswitch" && links > 0) {

@@ -3,6 +3,7 @@
 // GPUs must all reach each other.
 #include "cluster_file.hpp"
 #include "complete.hpp"
+#include "link_params.hpp"
 #include "nccl_xml_reader.hpp"
 #include "node_builder.hpp"
 #include "topology_impl.hpp"
@@ -86,22 +87,13 @@ Topology make_topology(std::string name, const std::string& file, int nodes, Gra
   return topology;
 }
 
-// A link rate of 0 carries nothing: every route over it would stall and the error would blame the
-// topology, not the profile line (sim checks its own sim.* rates the same way).
-void check_link_rates(const ParamTable& params, const std::vector<ProfileEntry>& profile) {
-  for (const ProfileEntry& e : profile) {
-    const Param* p = e.name.starts_with("link.") ? params.find(e.name) : nullptr;
-    if (p != nullptr && p->unit == "GB/s" && !(p->value > 0.0))
-      fail_at(e.loc.file, e.loc.line, fmt::format("{} = {:g} is out of range", e.name, e.value), "a rate is above 0");
-  }
-}
-
 }  // namespace
 
 Topology load_topology(const std::filesystem::path& path, const LoadOptions& options) {
   ParamTable params = default_link_params();
   apply_profile(params, options.profile, "link.");
-  check_link_rates(params, options.profile);
+  check_link_ranges(options.profile);
+  const LinkConstants constants = bind_link_constants(params);
   const XmlSource src(path);
   GraphData graph;
   if (std::string_view(src.root().name()) == "cluster") {
@@ -111,11 +103,11 @@ Topology load_topology(const std::filesystem::path& path, const LoadOptions& opt
       src.fail(src.root(), "a cluster's node file is itself a cluster", "node=\"...\" must name a node topology");
     }
     const RawTopology node = read_node_topology(node_src, options);
-    const NetTransport transport = expand_cluster(spec, node, params, graph);
+    const NetTransport transport = expand_cluster(spec, node, constants, graph);
     return make_topology(spec.name, src.file(), spec.nodes, std::move(graph), std::move(params), spec.loc, transport);
   }
   const RawTopology raw = read_node_topology(src, options);
-  build_node(raw, params, 0, "", graph);
+  build_node(raw, constants, 0, "", graph);
   return make_topology(raw.name, src.file(), 1, std::move(graph), std::move(params), raw.loc);
 }
 

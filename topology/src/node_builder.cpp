@@ -1,7 +1,7 @@
 #include "node_builder.hpp"
 
 #include "complete.hpp"
-#include "gpu_models.hpp"
+#include "ccforge/topology/gpu_models.hpp"
 
 #include <fmt/core.h>
 
@@ -12,26 +12,12 @@
 namespace ccforge::topo {
 namespace {
 
-const char* cpu_param(CpuFamily family) {
-  switch (family) {
-    case CpuFamily::IntelBdw: return "link.cpu.intel_bdw.bw";
-    case CpuFamily::IntelSkl: return "link.cpu.intel_skl.bw";
-    case CpuFamily::IntelSrp: return "link.cpu.intel_srp.bw";
-    case CpuFamily::IntelErp: return "link.cpu.intel_erp.bw";
-    case CpuFamily::Amd: return "link.cpu.amd.bw";
-    case CpuFamily::Zhaoxin: return "link.cpu.zhaoxin.bw";
-    case CpuFamily::Arm: return "link.cpu.arm.bw";
-    case CpuFamily::Power: return "link.cpu.power.bw";
-  }
-  return "link.cpu.intel_bdw.bw";
-}
-
 int nvlink_generation(int sm) { return sm >= 100 ? 5 : sm >= 90 ? 4 : sm >= 80 ? 3 : 2; }
 
 class NodeBuilder {
  public:
-  NodeBuilder(const ParamTable& params, int node, std::string prefix, GraphData& graph)
-      : params_(params), node_(node), prefix_(std::move(prefix)), g_(graph) {}
+  NodeBuilder(const LinkConstants& links, int node, std::string prefix, GraphData& graph)
+      : links_(links), node_(node), prefix_(std::move(prefix)), g_(graph) {}
 
   NodeLayout build(const RawTopology& raw) {
     add_cpus(raw);
@@ -58,10 +44,7 @@ class NodeBuilder {
     Bandwidth speed;
   };
 
-  SimTime latency(const char* name) const { return SimTime::from_us(params_.get(name)); }
-  Bandwidth pcie_bw(const RawPci& pci) const {
-    return Bandwidth::GBps(pci.link_width * params_.get(fmt::format("link.pcie.gen{}.bw_per_lane", pci.pcie_gen)));
-  }
+  Bandwidth pcie_bw(const RawPci& pci) const { return Bandwidth::GBps(pci.link_width * links_.pcie_lane(pci.pcie_gen)); }
   VertexId add(VertexKind kind, const std::string& name, int numa, Bandwidth nic_speed = {}) {
     return g_.add_vertex(Vertex{kind, prefix_ + name, node_, numa}, nic_speed);
   }
@@ -75,10 +58,10 @@ class NodeBuilder {
     }
     // NCCL links every pair of CPUs of a node (SYS links); the socket interconnect bounds them.
     const CpuFamily family = raw.cpus.front().family;
-    const Bandwidth bw = Bandwidth::GBps(params_.get(cpu_param(family)));
+    const Bandwidth bw = Bandwidth::GBps(links_.cpu(family));
     for (auto a = cpus_.begin(); a != cpus_.end(); ++a) {
       for (auto b = std::next(a); b != cpus_.end(); ++b) {
-        g_.add_cable(a->second, b->second, LinkKind::CpuInterconnect, bw, latency("link.cpu.latency"), "CPU interconnect");
+        g_.add_cable(a->second, b->second, LinkKind::CpuInterconnect, bw, SimTime::from_us(links_.cpu_latency_us), "CPU interconnect");
       }
     }
   }
@@ -94,7 +77,7 @@ class NodeBuilder {
                             : pci.role == PciRole::NvSwitch ? VertexKind::NvSwitch
                                                             : VertexKind::PciSwitch;
     const VertexId v = kind == VertexKind::NvSwitch ? nvswitch() : add(kind, pci.busid, numa);
-    g_.add_cable(v, parent, LinkKind::Pcie, bw, latency("link.pcie.latency"), detail);
+    g_.add_cable(v, parent, LinkKind::Pcie, bw, SimTime::from_us(links_.pcie_latency_us), detail);
     if (pci.role == PciRole::Gpu) gpus_.push_back(PlacedGpu{&pci, v, parent, numa, bw});
     for (const RawPci& child : pci.children) add_pci(child, v, numa);
   }
@@ -105,7 +88,7 @@ class NodeBuilder {
       const Bandwidth speed = Bandwidth::Gbps(net.speed_mbps / 1000.0);
       const VertexId v = add(VertexKind::Nic, net.name, numa, speed);
       const Bandwidth bw = pcie ? std::min(*pcie, speed) : speed;
-      g_.add_cable(v, parent, LinkKind::Pcie, bw, latency("link.pcie.latency"), pcie ? "PCIe to NIC" : "host NIC");
+      g_.add_cable(v, parent, LinkKind::Pcie, bw, SimTime::from_us(links_.pcie_latency_us), pcie ? "PCIe to NIC" : "host NIC");
       nics_.push_back(PlacedNic{v, parent, numa, net.dev, speed});
     }
   }
@@ -125,8 +108,7 @@ class NodeBuilder {
   void add_peer_links() {
     for (PlacedGpu& gpu : gpus_) {
       const RawGpu& raw = *gpu.pci->gpu;
-      const std::string per_link = raw.amd ? "link.xgmi.bw_per_link" : fmt::format("link.nvlink.sm{}.bw_per_link", raw.sm);
-      const double link_gbps = params_.get(per_link);
+      const double link_gbps = links_.peer_link(find_gpu_model(raw.model)->arch);  // NVLink or, for AMD, xGMI
       int switch_links = 0;
       for (const RawPeerLink& link : raw.peer_links) {
         if ((link.target_class >> 16) != 0x03) {
@@ -138,14 +120,14 @@ class NodeBuilder {
         gpu.fabric_links += link.count;
         // Each GPU lists its own side of a peer link, so one element is one directed link.
         g_.add_link(gpu.vertex, gpu_vertex(link.target), kind, Bandwidth::GBps(link.count * link_gbps),
-                    latency(link.xgmi ? "link.xgmi.latency" : "link.nvlink.latency"),
+                    SimTime::from_us(link.xgmi ? links_.xgmi_latency_us : links_.nvlink_latency_us),
                     fmt::format("{} x{}", link.xgmi ? "xGMI" : fmt::format("NVLink{}", nvlink_generation(raw.sm)), link.count));
       }
       if (switch_links > 0) {
         gpu.fabric.bytes_per_s += Bandwidth::GBps(switch_links * link_gbps).bytes_per_s;
         gpu.fabric_links += switch_links;
         g_.add_cable(gpu.vertex, nvswitch(), LinkKind::NvSwitch, Bandwidth::GBps(switch_links * link_gbps),
-                     latency("link.nvswitch.latency"), fmt::format("NVLink{} x{}", nvlink_generation(raw.sm), switch_links));
+                     SimTime::from_us(links_.nvswitch_latency_us), fmt::format("NVLink{} x{}", nvlink_generation(raw.sm), switch_links));
       }
     }
   }
@@ -177,8 +159,8 @@ class NodeBuilder {
     for (const PlacedGpu& placed : gpus_) {
       const RawGpu& raw = *placed.pci->gpu;
       const GpuModel& model = *find_gpu_model(raw.model);
-      GpuInfo info{placed.vertex, node_ * n + raw.rank, node_, raw.rank, placed.numa, raw.sm, model.arch, model.name,
-                   std::nullopt, placed.fabric, placed.fabric_links, placed.pcie, Bandwidth{}};
+      GpuInfo info{placed.vertex,  node_ * n + raw.rank, node_,       raw.rank,    placed.numa, &model,
+                   std::nullopt,   placed.fabric,       placed.fabric_links, placed.pcie, Bandwidth{}};
       if (const auto nic = nearest_nic(placed)) {
         info.nearest_nic = nics_[*nic].vertex;
         info.nic_bandwidth = nics_[*nic].speed;
@@ -193,7 +175,7 @@ class NodeBuilder {
     return layout;
   }
 
-  const ParamTable& params_;
+  const LinkConstants& links_;
   int node_;
   std::string prefix_;
   GraphData& g_;
@@ -205,8 +187,8 @@ class NodeBuilder {
 
 }  // namespace
 
-NodeLayout build_node(const RawTopology& raw, const ParamTable& params, int node, const std::string& prefix, GraphData& graph) {
-  return NodeBuilder(params, node, prefix, graph).build(raw);
+NodeLayout build_node(const RawTopology& raw, const LinkConstants& links, int node, const std::string& prefix, GraphData& graph) {
+  return NodeBuilder(links, node, prefix, graph).build(raw);
 }
 
 }  // namespace ccforge::topo

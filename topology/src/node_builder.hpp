@@ -4,7 +4,7 @@
 #include "graph_data.hpp"
 #include "raw_topology.hpp"
 
-#include "ccforge/common/params.hpp"
+#include "ccforge/topology/link_constants.hpp"
 
 #include <string>
 #include <vector>
@@ -17,6 +17,6 @@ struct NodeLayout {
 };
 
 // Appends node `node` (GPU ranks node * GPUs per node + local rank) with vertex names prefixed by `prefix`.
-NodeLayout build_node(const RawTopology& raw, const ParamTable& params, int node, const std::string& prefix, GraphData& graph);
+NodeLayout build_node(const RawTopology& raw, const LinkConstants& links, int node, const std::string& prefix, GraphData& graph);
 
 }  // namespace ccforge::topo

@@ -58,8 +58,6 @@ struct RawPci {
   SourceLoc loc;
 };
 
-enum class CpuFamily { IntelBdw, IntelSkl, IntelSrp, IntelErp, Amd, Zhaoxin, Arm, Power };
-
 struct RawCpu {
   int numa = 0;
   CpuFamily family = CpuFamily::IntelSkl;

@@ -89,7 +89,7 @@ std::vector<LinkId> host_path(const GraphData& g, const std::vector<std::vector<
 // own NIC. The communicator is every GPU of the topology.
 bool pxn_enabled(const std::vector<GpuInfo>& gpus) {
   constexpr std::size_t kRcclGfx942PxnRanks = 64;
-  const bool rccl = std::any_of(gpus.begin(), gpus.end(), [](const GpuInfo& g) { return g.arch == GpuArch::Cdna3; });
+  const bool rccl = std::any_of(gpus.begin(), gpus.end(), [](const GpuInfo& g) { return g.model->arch == GpuArch::Cdna3; });
   return !rccl || gpus.size() >= kRcclGfx942PxnRanks;
 }
 

@@ -19,7 +19,7 @@ std::vector<GpuSummary> node0_gpus(const Topology& t) {
   std::vector<GpuSummary> out;
   for (int r = 0; r < t.gpus_per_node(); ++r) {
     const GpuInfo& g = t.gpu(r);
-    out.push_back(GpuSummary{r, t.vertex(g.vertex).name, g.model, g.numa, g.nvlink_bandwidth, g.pcie_bandwidth,
+    out.push_back(GpuSummary{r, t.vertex(g.vertex).name, g.model->name, g.numa, g.nvlink_bandwidth, g.pcie_bandwidth,
                              g.nic_bandwidth, g.nearest_nic ? t.vertex(*g.nearest_nic).name : ""});
   }
   return out;
@@ -33,7 +33,7 @@ void add_count(std::vector<CountByName>& counts, const std::string& name) {
 
 // GPU models and NIC line rates over the whole topology, in order of first appearance.
 void count_models_and_speeds(const Topology& t, TopologySummary& s) {
-  for (int r = 0; r < t.num_gpus(); ++r) add_count(s.gpus_by_model, t.gpu(r).model);
+  for (int r = 0; r < t.num_gpus(); ++r) add_count(s.gpus_by_model, t.gpu(r).model->name);
   for (std::uint32_t v = 0; v < t.vertices().size(); ++v) {
     if (t.vertices()[v].kind != VertexKind::Nic) continue;
     add_count(s.nics_by_speed, fmt::format("{:g}G", t.nic_speed(VertexId{v}).bytes_per_s * 8e-9));

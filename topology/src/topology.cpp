@@ -1,6 +1,8 @@
 // Topology's accessors and its lazily computed, thread-safe route cache.
 #include "topology_impl.hpp"
 
+#include "link_params.hpp"
+
 #include <algorithm>
 #include <stdexcept>
 
@@ -13,6 +15,7 @@ Topology::Impl::Impl(std::string name_, std::string source_file_, int num_nodes_
       gpus_per_node(static_cast<int>(graph_.gpus.size()) / std::max(num_nodes_, 1)),
       graph(std::move(graph_)),
       params(std::move(params_)),
+      constants(bind_link_constants(params)),
       transport(transport_),
       finder(graph),
       routes(finder) {}
@@ -31,6 +34,7 @@ const Vertex& Topology::vertex(VertexId id) const { return impl_->graph.vertices
 const Link& Topology::link(LinkId id) const { return impl_->graph.links.at(id.v); }
 const GpuInfo& Topology::gpu(int rank) const { return impl_->graph.gpus.at(static_cast<std::size_t>(rank)); }
 const ParamTable& Topology::link_params() const { return impl_->params; }
+const LinkConstants& Topology::link_constants() const { return impl_->constants; }
 
 bool Topology::has_nvswitch() const {
   const auto& v = impl_->graph.vertices;

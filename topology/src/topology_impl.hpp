@@ -21,7 +21,8 @@ struct Topology::Impl {
   int num_nodes = 1;
   int gpus_per_node = 0;
   GraphData graph;
-  ParamTable params;
+  ParamTable params;         // the link model by name (profiles, --dump-params, checkpoint fingerprints)
+  LinkConstants constants;   // the same, bound once for the code that builds and reads links
   NetTransport transport;
   RouteFinder finder;  // refers to `graph`, so Impl is neither copied nor moved
   RouteCache routes;   // refers to `finder`

@@ -9,7 +9,7 @@ namespace ccforge::validate {
 std::vector<FitParam> default_fit_params(const topo::Topology& topology, const sim::SimParams& params) {
   std::vector<FitParam> known;
   auto fit_sim = [&](sim::Knob knob, double lo, double hi) {
-    if (auto name = sim::knob_param(params, knob, topology.gpu(0).arch)) known.push_back({*name, lo, hi, Provenance::Cited});
+    if (auto name = sim::knob_param(params, knob, topology.gpu(0).model->arch)) known.push_back({*name, lo, hi, Provenance::Cited});
   };
   // Bounds: latencies from zero to a few times NCCL's table values (tuning.cc baseLat/hwLat), so a
   // fit cannot hide bandwidth error in latency; efficiencies between half and all of the line rate.

@@ -74,7 +74,7 @@ void check_log_matches_topology(const LogConditions& log, const topo::Topology& 
             fmt::format("the log ran on {} GPUs (# Using devices) but the topology has {}", log.devices.size(), gpus),
             "calibrate against the topology of the machine the log was measured on");
   }
-  const std::string& model = topology.gpu(0).model;
+  const std::string model = topology.gpu(0).model->name;
   const std::string family = model.substr(0, model.find(' '));
   for (std::size_t r = 0; r < log.devices.size(); ++r) {
     if (log.devices[r].find(family) == std::string::npos) {

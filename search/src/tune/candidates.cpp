@@ -305,10 +305,10 @@ DeployTarget deploy_target(const topo::Topology& topo, std::optional<ir::Runtime
   DeployTarget target;
   bool amd = false;
   for (int r = 0; r < topo.num_gpus(); ++r) {
-    const auto spec = topo::gpu_spec(topo.gpu(r).model);  // every loaded GPU's model is a known one
-    amd = amd || spec->amd;
-    if (target.multiprocessors == 0 || spec->multiprocessors < target.multiprocessors)
-      target.multiprocessors = spec->multiprocessors;
+    const topo::GpuModel& model = *topo.gpu(r).model;
+    amd = amd || model.amd();
+    if (target.multiprocessors == 0 || model.multiprocessors < target.multiprocessors)
+      target.multiprocessors = model.multiprocessors;
   }
   target.runtime = runtime.value_or(ir::runtime_for_vendor(amd));
   return target;

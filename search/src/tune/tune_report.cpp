@@ -11,12 +11,6 @@ namespace ccforge::search {
 
 namespace {
 
-// NCCL's numbering (sim/nccl_numbering.hpp); nccl_space never offers p2p, whose index would be undefined.
-int nccl_algo(sim::NcclAlgo a) {
-  const int index = sim::nccl_algo_index(a);
-  return index == CCF_NCCL_ALGO_UNDEF ? CCF_NCCL_ALGO_RING : index;
-}
-
 output::NcclPoint nccl_point(const sim::NcclPointTime& p) {
   return {p.point.algo, p.point.proto, p.point.nchannels, p.default_channels, p.time.us(), p.pruned, p.point.model_us};
 }
@@ -108,7 +102,7 @@ std::vector<tuner_conf::Rule> nccl_tuner_rules(const TuneResult& result) {
     const int func = sim::nccl_func_index(ct.collective);
     if (func < 0) continue;
     for (const NcclTunerBand& b : ct.nccl_space.bands)
-      rules.push_back({func, b.min_bytes, b.max_bytes, result.nodes, result.ranks_per_node, nccl_algo(b.point.algo),
+      rules.push_back({func, b.min_bytes, b.max_bytes, result.nodes, result.ranks_per_node, sim::nccl_algo_row(b.point.algo),
                        sim::nccl_proto_index(b.point.proto), b.default_channels ? 0 : b.point.nchannels});
   }
   return rules;

@@ -57,9 +57,6 @@
 namespace ccforge::sim::nccl {
 namespace {
 
-// src/graph/search.cc speedArrayIntra, GB/s per channel for GPUs before sm90 (same at every carried tag).
-const std::vector<double> kIntraSpeeds = {40, 30, 20, 18, 15, 12, 10, 9, 7, 6, 5, 4, 3};
-
 // NCCL counts a PCIe lane at 0.75 x its GT/s / 8 GB/s (src/graph/topo.cc kvDictPciGen in 100 Mb/s,
 // width x speed / 80); ccforge's topology at its 128b/130b payload rate (GT/s x 128/130 / 8).
 constexpr double kNcclPciePerTopologyPcie = 0.75 * 130.0 / 128.0;
@@ -70,9 +67,6 @@ constexpr double kDupMinSpeed = 25.0;        // search.cc: no doubling below 25 
 constexpr double kDupSm90MaxSpeed = 50.0;    // ... nor, on sm > 80, below 50 GB/s with > 4 channels
 constexpr int kDupSm90MaxChannels = 4;
 constexpr double kSlowerSpeedRatio = 0.49;  // search.cc: try a slower speed only above 0.49 x the best
-
-// src/graph/search.cc speedArrayInter: per-channel GB/s across nodes before sm90 (same at every carried tag).
-const std::vector<double> kInterSpeeds = {48, 30, 28, 24, 20, 18, 15, 12, 10, 9, 7, 6, 5, 4, 3, 2.4, 1.2, 0.24, 0.12};
 
 // src/graph/connect.cc ncclTopoPostset, several nodes on sm90+: "4 compute channels per search channel"
 // doubles a ring graph faster than 45 GB/s while below 16 channels (v2.21.5-1 .. v2.28.9-1; v2.18.3-1
@@ -169,7 +163,7 @@ NodeView pcie_view(const topo::Topology& topo, const TuningConstants& tables) {
   for (const topo::Link& l : topo.links()) {
     if (l.kind != topo::LinkKind::CpuInterconnect) continue;
     // The topology carries 2.19+'s AMD_BW; 2.18 leaves AMD sockets unlimited (LOC_BW).
-    const bool amd = l.bandwidth.gbps() == topo.link_params().get("link.cpu.amd.bw");
+    const bool amd = l.bandwidth.gbps() == topo.link_constants().cpu(topo::CpuFamily::Amd);
     if (!amd || tables.channel_search.amd_inter_cpu_limited) between_sockets = std::min(between_sockets, l.bandwidth.gbps());
   }
   NodeView node;
@@ -228,7 +222,7 @@ Graph nvls_search(double port_gbs, int gpus, const std::vector<double>& speeds, 
 bool nccl_search_derived(const topo::Topology& topo) {
   const topo::GpuInfo& g = topo.gpu(0);
   const bool derived_arch =
-      g.arch == topo::GpuArch::Volta || g.arch == topo::GpuArch::Ampere || g.arch == topo::GpuArch::Hopper;
+      g.model->arch == topo::GpuArch::Volta || g.model->arch == topo::GpuArch::Ampere || g.model->arch == topo::GpuArch::Hopper;
   const bool derived_fabric = topo.num_nodes() == 1 || (topo.has_nvswitch() && g.nic_bandwidth.gbps() > 0.0);
   return topo.gpus_per_node() >= 2 && derived_arch && derived_fabric;
 }
@@ -244,18 +238,19 @@ SearchedGraphs search_graphs(const topo::Topology& topo, const TuningConstants& 
     fail_at(topo.source_file(), 0,
             fmt::format("NCCL's default channel count is derived only for NVIDIA GPUs up to Hopper, 2+ per node, "
                         "NVSwitch nodes with NICs when several ({} nodes, {} GPUs per node, {})",
-                        topo.num_nodes(), p, g.model),
+                        topo.num_nodes(), p, g.model->name),
             "set NCCL_MIN_NCHANNELS and NCCL_MAX_NCHANNELS with --env");
   }
   const ChannelSearch& cs = tables.channel_search;
-  std::vector<double> speeds = multi_node ? kInterSpeeds : kIntraSpeeds;
-  if (g.sm >= 90) {
+  const std::span<const double> pre_sm90 = multi_node ? std::span<const double>(kSpeedArrayInter) : std::span<const double>(kSpeedArrayIntra);
+  std::vector<double> speeds(pre_sm90.begin(), pre_sm90.end());
+  if (g.model->sm >= 90) {
     speeds.clear();
     for (double s : multi_node ? std::span<const double>(cs.sm90_inter_speeds) : std::span<const double>(cs.sm90_intra_speeds)) {
       if (s > 0.0) speeds.push_back(s);
     }
   }
-  const int row = g.arch == topo::GpuArch::Volta ? 0 : g.arch == topo::GpuArch::Ampere ? 1 : 2;
+  const int row = arch_row(g.model->arch);
   const double nvlinks = g.fabric_links;
   const double port = nvlinks * tables.nvlink_bw_per_link[row];
   const NodeView node = multi_node             ? net_view(topo, port)
@@ -263,13 +258,13 @@ SearchedGraphs search_graphs(const topo::Topology& topo, const TuningConstants& 
                         : nvlinks > 0         ? mesh_view(topo, tables.nvlink_bw_per_link[row])
                                               : pcie_view(topo, tables);
   Graph ring = search(node, speeds, 1, cs.max_channels / 2, node.total_bw);
-  duplicate(ring, g.sm, cs.max_channels / 2);
+  duplicate(ring, g.model->sm, cs.max_channels / 2);
   Graph tree = search(node, speeds, ring.nchannels, ring.nchannels, node.total_bw * p / (p - 1));
-  duplicate(tree, g.sm, ring.nchannels);
+  duplicate(tree, g.model->sm, ring.nchannels);
   int n = std::min(cs.max_channels, 2 * std::min(ring.nchannels, tree.nchannels));
-  if (multi_node && g.sm >= 90 && ring.speed > kMultiNodeDupMinSpeed && n < kMultiNodeDupBelow) n = 2 * n;
+  if (multi_node && g.model->sm >= 90 && ring.speed > kMultiNodeDupMinSpeed && n < kMultiNodeDupBelow) n = 2 * n;
   SearchedGraphs found{std::min(cs.max_channels, n), ring.nchannels, ring.speed};
-  if (!multi_node && topo.has_nvswitch() && g.sm >= 90) {
+  if (!multi_node && topo.has_nvswitch() && g.model->sm >= 90) {
     const Graph nvls = nvls_search(port, p, speeds, cs.max_nvls_arity);
     found.nvls_channels = nvls.nchannels;
     found.nvls_speed = nvls.speed;

@@ -18,10 +18,6 @@
 namespace ccforge::sim {
 namespace {
 
-// NCCL's function names and order (NCCL v2.28.9 src/init.cc ncclFuncStr).
-constexpr std::array<std::string_view, 5> kFunctionNames = {"Broadcast", "Reduce", "AllGather", "ReduceScatter",
-                                                            "AllReduce"};
-
 bool equal_nocase(std::string_view a, std::string_view b) {
   return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
            return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
@@ -71,12 +67,12 @@ NcclEnableList parse_enable_list(std::string_view name, std::string_view value,
     }
     if (exclude) mask = all & ~mask;
     bool matched = false;
-    for (std::size_t f = 0; f < kFunctionNames.size(); ++f) {
-      if (function && !equal_nocase(*function, kFunctionNames[f])) continue;
+    for (std::size_t f = 0; f < kNcclFuncNames.size(); ++f) {
+      if (function && !equal_nocase(*function, kNcclFuncNames[f])) continue;
       list.per_function[f] = mask;
       matched = true;
     }
-    if (!matched) bad(fmt::format("unknown function \"{}\" (NCCL's: {})", *function, fmt::join(kFunctionNames, ", ")));
+    if (!matched) bad(fmt::format("unknown function \"{}\" (NCCL's: {})", *function, fmt::join(kNcclFuncNames, ", ")));
   }
   return list;
 }

@@ -15,19 +15,6 @@
 namespace ccforge::sim::nccl {
 namespace {
 
-int arch_row(topo::GpuArch arch) {
-  switch (arch) {
-    case topo::GpuArch::Volta:
-      return 0;
-    case topo::GpuArch::Hopper:
-      return 2;
-    case topo::GpuArch::Blackwell:
-      return 3;
-    default:
-      return 1;  // Ampere, and CDNA3 where RCCL's own model (rccl_tuning.hpp) does not apply
-  }
-}
-
 int node_column(int nnodes) { return nnodes <= 1 ? 0 : nnodes == 2 ? 1 : 2; }
 
 int nsteps(ir::Collective coll, int nranks) {
@@ -253,7 +240,7 @@ NcclView make_view(const topo::Topology& topo, const SimParams& sim_params) {
   v.nranks = topo.num_gpus();
   v.nnodes = topo.num_nodes();
   v.ppn = topo.gpus_per_node();
-  v.arch = arch_row(g.arch);
+  v.arch = arch_row(g.model->arch);
   // The topology built NVLink/xGMI from datasheet per-link rates; NCCL counts the same links at its own
   // per-link speed (topo.h SMxx_NVLINK_BW), PCIe at PCI_BW-like rates.
   const int links = g.fabric_links;
@@ -263,7 +250,7 @@ NcclView make_view(const topo::Topology& topo, const SimParams& sim_params) {
   v.net_latency_us = net::reported_latency_us(topo);
   v.nvswitch = topo.has_nvswitch();
   v.nvls_heads = static_cast<int>(nvls_connected_heads(topo).size());
-  v.ll128_built = g.arch != topo::GpuArch::Cdna3;
+  v.ll128_built = g.model->arch != topo::GpuArch::Cdna3;
   if (rccl_msccl_node(topo) || rccl_tuned_cluster(topo)) {
     // rome_models.cc: the model graph's nChannels x bwIntra is totalBw, the GPU's xGMI links at RCCL's width.
     v.rccl = &kRcclTuningModel5;

@@ -24,13 +24,6 @@ constexpr NcclAlgo kAlgos[] = {NcclAlgo::Tree, NcclAlgo::Ring, NcclAlgo::Nvls,  
                                NcclAlgo::Pat,  NcclAlgo::P2p,  NcclAlgo::AllPairs};
 constexpr ir::Protocol kProtos[] = {ir::Protocol::LL, ir::Protocol::LL128, ir::Protocol::Simple};
 
-int algo_index(NcclAlgo a) {
-  const int index = nccl_algo_index(a);
-  return index == CCF_NCCL_ALGO_UNDEF ? nccl::kRing : index;  // no row in NCCL's tuning tables: ring's
-}
-
-int proto_index(ir::Protocol p) { return nccl_proto_index(p); }
-
 bool p2p_collective(ir::Collective c) {
   return c == ir::Collective::AllToAll || c == ir::Collective::Gather || c == ir::Collective::Scatter;
 }
@@ -54,6 +47,11 @@ int nccl_algo_index(NcclAlgo algo) {
     case NcclAlgo::AllPairs: break;
   }
   return CCF_NCCL_ALGO_UNDEF;
+}
+
+int nccl_algo_row(NcclAlgo algo) {
+  const int index = nccl_algo_index(algo);
+  return index == CCF_NCCL_ALGO_UNDEF ? CCF_NCCL_ALGO_RING : index;
 }
 
 int nccl_proto_index(ir::Protocol proto) {
@@ -113,11 +111,11 @@ NcclChoice nccl_choose(const topo::Topology& topo, ir::Collective coll, ByteCoun
   best.model_us = std::numeric_limits<double>::infinity();
   for (NcclAlgo a : kAlgos) {
     if (a == NcclAlgo::P2p || a == NcclAlgo::AllPairs || (request.algo && *request.algo != a)) continue;
-    if (params.nccl.algorithms && !params.nccl.algorithms->allows(coll, algo_index(a))) continue;
+    if (params.nccl.algorithms && !params.nccl.algorithms->allows(coll, nccl_algo_row(a))) continue;
     for (ir::Protocol p : kProtos) {
       if (request.proto && *request.proto != p) continue;
-      if (params.nccl.protocols && !params.nccl.protocols->allows(coll, proto_index(p))) continue;
-      const auto t = nccl::model_time_us(view, coll, algo_index(a), proto_index(p), static_cast<double>(bytes));
+      if (params.nccl.protocols && !params.nccl.protocols->allows(coll, nccl_proto_index(p))) continue;
+      const auto t = nccl::model_time_us(view, coll, nccl_algo_row(a), nccl_proto_index(p), static_cast<double>(bytes));
       if (t && *t < best.model_us) best = NcclChoice{a, p, 0, *t};
     }
   }
@@ -132,7 +130,7 @@ NcclChoice nccl_choose(const topo::Topology& topo, ir::Collective coll, ByteCoun
          "NCCL_PROTO, NCCL_NVLS_ENABLE and NCCL_PAT_ENABLE given with --env narrow the choice; use --algo nccl");
   }
   best.nchannels =
-      nccl::channels_for_call(view, algo_index(best.algo), proto_index(best.proto), static_cast<double>(bytes));
+      nccl::channels_for_call(view, nccl_algo_row(best.algo), nccl_proto_index(best.proto), static_cast<double>(bytes));
   return best;
 }
 
@@ -144,7 +142,7 @@ SimResult simulate_nccl(const topo::Topology& topo, ir::Collective coll, const C
 SimResult simulate_nccl_point(const topo::Topology& topo, ir::Collective coll, const CallSpec& call,
                               const NcclChoice& choice, const SimParams& params, Trace* trace) {
   const nccl::NcclCall ncall{coll, static_cast<double>(call.bytes), choice.proto, choice.nchannels, call.root};
-  SimTime base = protocol_costs(params.constants, choice.proto, topo.gpu(0).arch).base;
+  SimTime base = protocol_costs(params.constants, choice.proto, topo.gpu(0).model->arch).base;
   if (choice.algo == NcclAlgo::Nvls || choice.algo == NcclAlgo::NvlsTree) {
     base = SimTime::from_us(params.constants.nvls_base_us);
   } else if (choice.algo == NcclAlgo::AllPairs) {

@@ -44,7 +44,7 @@ bool xgmi_mesh_node(const topo::Topology& topo, int node) {
   if (topo.gpus_per_node() != kModelGpus) return false;
   const int first = node * kModelGpus;
   for (int a = first; a < first + kModelGpus; ++a) {
-    if (topo.gpu(a).arch != topo::GpuArch::Cdna3) return false;
+    if (topo.gpu(a).model->arch != topo::GpuArch::Cdna3) return false;
     for (int b = first; b < first + kModelGpus; ++b) {
       if (a == b) continue;
       const topo::Route& r = topo.route(a, b);

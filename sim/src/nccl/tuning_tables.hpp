@@ -22,6 +22,19 @@ inline constexpr int kTree = CCF_NCCL_ALGO_TREE, kRing = CCF_NCCL_ALGO_RING, kNv
 inline constexpr int kLL = CCF_NCCL_PROTO_LL, kLL128 = CCF_NCCL_PROTO_LL128, kSimple = CCF_NCCL_PROTO_SIMPLE;
 inline constexpr int kHwNvlink = 0, kHwPci = 1, kHwNet = 2;
 
+// An architecture's row in the per-architecture tables (NCCL's compCapIndex: Volta 0, Ampere 1, Hopper 2,
+// Blackwell 3); CDNA3 takes Ampere's where RCCL's own model (rccl_tuning.hpp) does not apply.
+constexpr int arch_row(topo::GpuArch arch) {
+  switch (arch) {
+    case topo::GpuArch::Volta: return 0;
+    case topo::GpuArch::Hopper: return 2;
+    case topo::GpuArch::Blackwell: return 3;
+    case topo::GpuArch::Ampere:
+    case topo::GpuArch::Cdna3: break;
+  }
+  return 1;
+}
+
 // How a version turns the NVLS / NVLSTree graphs into bus bandwidth, algorithm bandwidth and latency.
 enum class NvlsModel {
   // 2.18: NVLS busBw = nChannels x bwIntra, algBw x 5/6; NVLSTree busBw = heads x NIC speed, algBw x
@@ -36,6 +49,11 @@ enum class NvlsModel {
   // capped by the NIC (x2 on 2 nodes) and perChMaxNVLSTreeBws; algBw x nRanks/nSteps like ring.
   kEfficiency,
 };
+
+// src/graph/search.cc speedArrayIntra and speedArrayInter: the GB/s per channel the channel search tries
+// for GPUs before sm90, within a node and across nodes (the same at every carried tag).
+inline constexpr double kSpeedArrayIntra[] = {40, 30, 20, 18, 15, 12, 10, 9, 7, 6, 5, 4, 3};
+inline constexpr double kSpeedArrayInter[] = {48, 30, 28, 24, 20, 18, 15, 12, 10, 9, 7, 6, 5, 4, 3, 2.4, 1.2, 0.24, 0.12};
 
 // What ncclTopoCompute's channel search (src/graph/search.cc) and the channel limits need per version;
 // used only by default_nchannels (default_channels.hpp).

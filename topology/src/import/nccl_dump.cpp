@@ -23,7 +23,7 @@ void check_dump_model(RawTopology& raw, const ImportInputs& inputs, const std::s
   for_each_pci(raw, [&](RawPci& pci) {
     if (!pci.gpu) return;
     const RawGpu& gpu = *pci.gpu;
-    const bool same = gpu.amd ? model.sm == 0 && (gpu.model.empty() || gpu_model_for_gcn(gpu.model) == &model) : gpu.sm == model.sm;
+    const bool same = gpu.amd ? model.amd() && (gpu.model.empty() || gpu_model_for_gcn(gpu.model) == &model) : gpu.sm == model.sm;
     if (same) return;
     const std::string what = gpu.amd ? fmt::format("gcn=\"{}\"", gpu.model) : fmt::format("sm {}", gpu.sm);
     fail_at(file, gpu.loc.line, fmt::format("the dump's GPU {} is {}, not {} (sm {})", pci.busid, what, model.name, model.sm),

@@ -108,7 +108,7 @@ class SystemWriter {
 
   void write_gpu(pugi::xml_node parent, std::size_t i) {
     const GpuModel& model = *layout_.model;
-    const bool amd = model.sm == 0;
+    const bool amd = model.amd();
     pugi::xml_node p = pci(parent, gpu_ids_[i], amd ? "0x038000" : "0x030200");
     if (amd) p.append_attribute("vendor") = "0x1002";
     pugi::xml_node gpu = p.append_child("gpu");

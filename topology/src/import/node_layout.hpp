@@ -5,7 +5,7 @@
 
 #include "ccforge/topology/import.hpp"
 
-#include "../gpu_models.hpp"
+#include "ccforge/topology/gpu_models.hpp"
 
 #include <string>
 #include <utility>

@@ -227,7 +227,7 @@ ImportedLayout read_nvidia_smi_matrix(const TextInput& in, const ImportInputs& i
   ImportedLayout layout;
   std::vector<std::string> busids;
   layout.model = &gpu_model(in, mx, inputs, busids, notes);
-  if (layout.model->sm == 0) in.fail(mx.header_line, fmt::format("{} is an AMD GPU, but this is nvidia-smi output", layout.model->name), "check --gpu-model");
+  if (layout.model->amd()) in.fail(mx.header_line, fmt::format("{} is an AMD GPU, but this is nvidia-smi output", layout.model->name), "check --gpu-model");
   layout.gpus.resize(static_cast<std::size_t>(mx.gpus));
   for (int g = 0; g < mx.gpus && !busids.empty(); ++g) layout.gpus[static_cast<std::size_t>(g)].busid = busids[static_cast<std::size_t>(g)];
 

@@ -25,7 +25,7 @@ ImportedLayout read_rocm_smi_topo(const TextInput& in, const ImportInputs& input
   if (inputs.gpu_model.empty()) in.fail(title, "rocm-smi --showtopo does not name the GPU model", "pass --gpu-model, e.g. MI300X");
   ImportedLayout layout;
   layout.model = &flag_model(inputs);
-  if (layout.model->sm != 0) in.fail(title, fmt::format("{} is an NVIDIA GPU, but this is rocm-smi output", layout.model->name), "check --gpu-model");
+  if (!layout.model->amd()) in.fail(title, fmt::format("{} is an NVIDIA GPU, but this is rocm-smi output", layout.model->name), "check --gpu-model");
 
   const int header = title + 1;
   std::vector<std::string> columns = header <= in.size() ? words(in.line(header)) : std::vector<std::string>{};

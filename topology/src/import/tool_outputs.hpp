@@ -2,7 +2,7 @@
 // `ibstat` (NIC port rates).
 #pragma once
 
-#include "../gpu_models.hpp"
+#include "ccforge/topology/gpu_models.hpp"
 
 #include <filesystem>
 #include <map>

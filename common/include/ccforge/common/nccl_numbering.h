@@ -14,6 +14,7 @@ typedef int ccf_nccl_func_t;
 #define CCF_NCCL_FUNC_ALLGATHER 2
 #define CCF_NCCL_FUNC_REDUCESCATTER 3
 #define CCF_NCCL_FUNC_ALLREDUCE 4
+#define CCF_NCCL_NUM_TUNED_FUNCS 5
 
 /* Algorithm and protocol indices of the cost table (nccl_tuner.h, v2.28.9-1). */
 #define CCF_NCCL_ALGO_UNDEF (-1)
@@ -30,5 +31,11 @@ typedef int ccf_nccl_func_t;
 #define CCF_NCCL_PROTO_LL128 1
 #define CCF_NCCL_PROTO_SIMPLE 2
 #define CCF_NCCL_NUM_PROTOCOLS 3
+
+/* Their names in that order, as NCCL prints them and NCCL_ALGO/NCCL_PROTO take them (case-insensitive):
+ * src/init.cc ncclFuncStr, src/graph/tuning.cc ncclAlgoStr and ncclProtoStr. */
+#define CCF_NCCL_FUNC_NAMES "Broadcast", "Reduce", "AllGather", "ReduceScatter", "AllReduce"
+#define CCF_NCCL_ALGO_NAMES "Tree", "Ring", "CollNetDirect", "CollNetChain", "NVLS", "NVLSTree", "PAT"
+#define CCF_NCCL_PROTO_NAMES "LL", "LL128", "Simple"
 
 #endif

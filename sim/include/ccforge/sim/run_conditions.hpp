@@ -9,6 +9,7 @@
 #include <string>
 #include <string_view>
 
+#include "ccforge/common/nccl_numbering.h"
 #include "ccforge/ir/ir.hpp"
 #include "ccforge/sim/constants.hpp"
 
@@ -21,17 +22,17 @@ struct LaunchMode {
   int gpus_per_thread = 1;
 };
 
-// NCCL's algorithms and protocols in its own index order (src/include/device.h NCCL_ALGO_*, NCCL_PROTO_*).
-inline constexpr std::array<std::string_view, 7> kNcclAlgoNames = {"Tree", "Ring", "CollNetDirect", "CollNetChain",
-                                                                   "NVLS", "NVLSTree", "PAT"};
-inline constexpr std::array<std::string_view, 3> kNcclProtoNames = {"LL", "LL128", "Simple"};
+// NCCL's tuned collectives, algorithms and protocols by name, in its own index order (nccl_numbering.h).
+inline constexpr std::array<std::string_view, CCF_NCCL_NUM_TUNED_FUNCS> kNcclFuncNames = {CCF_NCCL_FUNC_NAMES};
+inline constexpr std::array<std::string_view, CCF_NCCL_NUM_ALGORITHMS> kNcclAlgoNames = {CCF_NCCL_ALGO_NAMES};
+inline constexpr std::array<std::string_view, CCF_NCCL_NUM_PROTOCOLS> kNcclProtoNames = {CCF_NCCL_PROTO_NAMES};
 
 // A set of NCCL algorithm (or protocol) indices, one bit each.
 using NcclMask = unsigned;
 
 // What NCCL_ALGO / NCCL_PROTO allow, per collective (NCCL 2.24+ accepts "ring;allreduce:tree,ring").
 struct NcclEnableList {
-  std::array<NcclMask, 5> per_function{};  // NCCL's function order: Broadcast, Reduce, AllGather, ReduceScatter, AllReduce
+  std::array<NcclMask, CCF_NCCL_NUM_TUNED_FUNCS> per_function{};  // by ncclFunc_t (kNcclFuncNames)
   // Whether `index` is allowed for `coll`; collectives NCCL runs as send/recv are not restricted.
   bool allows(ir::Collective coll, int index) const;
 };

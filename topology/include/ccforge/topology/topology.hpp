@@ -16,6 +16,8 @@
 #include "ccforge/common/ids.hpp"
 #include "ccforge/common/params.hpp"
 #include "ccforge/common/units.hpp"
+#include "ccforge/topology/gpu_models.hpp"
+#include "ccforge/topology/link_constants.hpp"
 #include "ccforge/topology/transport.hpp"
 
 namespace ccforge::topo {
@@ -25,9 +27,6 @@ enum class LinkKind { NvLink, NvSwitch, Xgmi, Pcie, CpuInterconnect, Nic, Networ
 
 // NCCL's path classes (src/include/graph.h), ordered best to worst and combined by max along a path.
 enum class PathClass { Loc, Nvl, Nvb, C2c, Pix, Pxb, P2c, Pxn, Phb, Sys, Net, Dis };
-
-// GPU architecture by compute capability; selects per-architecture model constants.
-enum class GpuArch { Volta, Ampere, Hopper, Blackwell, Cdna3 };
 
 const char* to_string(VertexKind kind);
 const char* to_string(LinkKind kind);
@@ -58,25 +57,13 @@ struct GpuInfo {
   int node = 0;
   int local_index = 0;
   int numa = -1;
-  int sm = 0;  // compute capability x10 (80, 90, ...); 0 for non-NVIDIA GPUs
-  GpuArch arch = GpuArch::Hopper;
-  std::string model;  // "H100 SXM", "A100 SXM", "MI300X", ...
+  const GpuModel* model = nullptr;  // its catalogue row (gpu_models.hpp): name, sm, arch, datasheet values
   std::optional<VertexId> nearest_nic;  // the NIC NCCL would pair with this GPU (same PCI switch, else NUMA)
   Bandwidth nvlink_bandwidth;  // total GPU-fabric bandwidth (NVLink/xGMI) per direction
   int fabric_links = 0;        // NVLink/xGMI links that bandwidth sums (to peers and to NVSwitches)
   Bandwidth pcie_bandwidth;
   Bandwidth nic_bandwidth;     // of nearest_nic, 0 when none
 };
-
-// What other parts need of a GPU model ccforge knows ("H100 SXM", "MI300X", ...).
-struct GpuSpec {
-  GpuArch arch;
-  int multiprocessors;  // SMs (NVIDIA) or compute units (AMD)
-  bool amd;             // AMD parts run RCCL; NVIDIA parts NCCL
-};
-std::optional<GpuSpec> gpu_spec(std::string_view model);  // nullopt when unknown
-// "V100 SXM2, A100 SXM, ..." for error messages.
-std::string known_gpu_models();
 
 // A GPU-to-GPU path. Links are in order from source to destination.
 struct Route {
@@ -121,8 +108,10 @@ class Topology {
   // How many routes are kept so far (memory reports, tests).
   std::size_t cached_routes() const;
 
-  // The link model constants used to build this topology (after profile overrides).
+  // The link model constants used to build this topology (after profile overrides): by name for
+  // profiles and fingerprints, typed for the code.
   const ParamTable& link_params() const;
+  const LinkConstants& link_constants() const;
 
   // A value another part derives from this topology alone and keeps with it (sim's NCCL graph search
   // per tuning-table version): `make` runs on the first ask for `key`, and every copy of this topology
@@ -155,16 +144,12 @@ struct TopologyChange {
 TopologyChange parse_failure(std::string_view text);
 TopologyChange parse_degradation(std::string_view text);
 
-// Completes Azure's partial PCI-only NCCL files (no <gpu>/<nvlink>/<net>), as NCCL does at run time
-// from NVML and the IB stack. Given in a ccforge machine file or on the command line.
-// Memory of one GPU of `model` (GpuInfo::model, e.g. "H100 SXM"), from its datasheet, in bytes: the
-// largest variant's, so that a size above it fits on no variant. 0 for an unknown model.
-std::uint64_t gpu_memory_bytes(std::string_view model);
-
 // NIC port speeds ccforge accepts, in Gb/s: above 0 and at most 100 Tb/s, a sanity bound 125 times the
 // 800 Gb/s ports of NVIDIA Quantum-X800 (XDR) switches, the fastest shipping (NVIDIA datasheet).
 inline constexpr double kMaxNicGbps = 100000;
 
+// Completes Azure's partial PCI-only NCCL files (no <gpu>/<nvlink>/<net>), as NCCL does at run time
+// from NVML and the IB stack. Given in a ccforge machine file or on the command line.
 struct MachineDescription {
   std::string gpu_model;      // "H100 SXM", "A100 SXM", ... (selects sm and NVLink count per GPU)
   std::string fabric;         // "nvswitch" | "none"

@@ -28,10 +28,17 @@ inline constexpr int kVersion = 1;
 inline constexpr std::string_view kColumns =
     "# collective min_bytes max_bytes nodes ranks_per_node algorithm protocol channels";
 
-// Names in NCCL's index order (ncclFunc_t; NCCL_ALGO_*; NCCL_PROTO_*).
-inline constexpr std::string_view kFuncNames[] = {"broadcast", "reduce", "allgather", "reducescatter", "allreduce"};
-inline constexpr std::string_view kAlgoNames[] = {"tree", "ring", "collnetdirect", "collnetchain", "nvls", "nvlstree", "pat"};
-inline constexpr std::string_view kProtoNames[] = {"ll", "ll128", "simple"};
+// NCCL's names in its index order (nccl_numbering.h); the table writes them in lower case.
+inline constexpr std::string_view kFuncNames[CCF_NCCL_NUM_TUNED_FUNCS] = {CCF_NCCL_FUNC_NAMES};
+inline constexpr std::string_view kAlgoNames[CCF_NCCL_NUM_ALGORITHMS] = {CCF_NCCL_ALGO_NAMES};
+inline constexpr std::string_view kProtoNames[CCF_NCCL_NUM_PROTOCOLS] = {CCF_NCCL_PROTO_NAMES};
+
+// A name as the table spells it: "AllReduce" -> "allreduce".
+inline std::string word(std::string_view name) {
+  std::string w(name);
+  for (char& c : w) c = static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+  return w;
+}
 
 struct Rule {
   int func = CCF_NCCL_FUNC_ALLREDUCE;
@@ -54,7 +61,7 @@ struct ParseResult {
 template <std::size_t N>
 int index_of(const std::string_view (&names)[N], std::string_view name) {
   for (std::size_t i = 0; i < N; ++i)
-    if (names[i] == name) return static_cast<int>(i);
+    if (word(names[i]) == name) return static_cast<int>(i);
   return -1;
 }
 
@@ -66,8 +73,8 @@ inline std::string format_table(const std::vector<Rule>& rules, std::string_view
   for (std::string line; std::getline(lines, line);) out << "# " << line << '\n';
   out << kColumns << '\n';
   for (const Rule& r : rules)
-    out << kFuncNames[r.func] << ' ' << r.min_bytes << ' ' << r.max_bytes << ' ' << r.nodes << ' ' << r.ranks_per_node
-        << ' ' << kAlgoNames[r.algo] << ' ' << kProtoNames[r.proto] << ' ' << r.channels << '\n';
+    out << word(kFuncNames[r.func]) << ' ' << r.min_bytes << ' ' << r.max_bytes << ' ' << r.nodes << ' ' << r.ranks_per_node
+        << ' ' << word(kAlgoNames[r.algo]) << ' ' << word(kProtoNames[r.proto]) << ' ' << r.channels << '\n';
   return out.str();
 }
 
