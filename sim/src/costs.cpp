@@ -104,9 +104,9 @@ std::vector<double> link_capacities(const topo::Topology& topo, const SimConstan
 
 double alltoall_nvlink_cap(const SimConstants& params, const topo::Topology& topo) {
   const topo::GpuInfo& gpu = topo.gpu(0);
-  const std::optional<double> share = params.of(gpu.arch).p2p_nvlink_share;
+  const std::optional<double> share = params.of(gpu.model->arch).p2p_nvlink_share;
   if (!share) return 0.0;
-  return *share * gpu.nvlink_bandwidth.bytes_per_s * link_efficiency(params, topo::LinkKind::NvLink, gpu.arch);
+  return *share * gpu.nvlink_bandwidth.bytes_per_s * link_efficiency(params, topo::LinkKind::NvLink, gpu.model->arch);
 }
 
 double link_efficiency(const SimConstants& params, topo::LinkKind kind, topo::GpuArch arch) {

@@ -72,7 +72,7 @@ double connection_bytes_per_s(const topo::Topology& topo, const SimConstants& pa
   const int used = message_rails(topo, message_bytes);
   if (used >= rails) return kUnbound;
   double nic = kUnbound;
-  const topo::GpuArch arch = topo.gpu(0).arch;
+  const topo::GpuArch arch = topo.gpu(0).model->arch;
   for (LinkId id : route.links) {
     const topo::Link& l = topo.link(id);
     if (l.kind != topo::LinkKind::Nic && l.kind != topo::LinkKind::Network) continue;
