@@ -15,17 +15,10 @@
 #include "lowering.hpp"
 #include "nccl_lowering.hpp"
 #include "net/transport_costs.hpp"
-#include "source_dir.hpp"
+#include "topology_cache.hpp"
 
 namespace ccforge::sim {
 namespace {
-
-const topo::Topology& load(const std::string& name) {
-  static std::map<std::string, topo::Topology> cache;
-  auto it = cache.find(name);
-  if (it == cache.end()) it = cache.emplace(name, topo::load_topology(std::string(CCFORGE_SOURCE_DIR) + "/data/topologies/" + name)).first;
-  return it->second;
-}
 
 // Rate caps of the tree's sends, by label ("tree reduce", "tree broadcast"), as shares of the protocol's
 // threadblock rate.

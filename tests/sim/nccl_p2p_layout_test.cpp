@@ -11,18 +11,10 @@
 #include "ccforge/sim/sim.hpp"
 #include "nccl_lowering.hpp"
 #include "p2p_layout.hpp"
-#include "source_dir.hpp"
+#include "topology_cache.hpp"
 
 namespace ccforge::sim {
 namespace {
-
-const topo::Topology& load(const std::string& name) {
-  static std::map<std::string, topo::Topology> cache;
-  auto it = cache.find(name);
-  if (it == cache.end())
-    it = cache.emplace(name, topo::load_topology(std::string(CCFORGE_SOURCE_DIR) + "/data/topologies/" + name)).first;
-  return it->second;
-}
 
 // sendrecv.h: 20 warps split evenly among the batch's pairs; a pair of n > 4 warps receives with
 // (n - 1) / 2 and sends with one more, of n <= 4 both get n / 2.
